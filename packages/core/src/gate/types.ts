@@ -1,0 +1,82 @@
+import type { LedgerEntry, StoredResponse } from '../ledger/types';
+import type {
+  PaymentPayload,
+  PaymentPayloadV1,
+  PaymentRequirements,
+  PaymentRequirementsV1,
+  SettleResponse,
+} from '../protocol/schemas';
+import type { PaymentIdentity } from '../scheme';
+
+/** What an adapter tells the gate about a request. */
+export interface RequestView {
+  /** Upper-case HTTP method. */
+  method: string;
+  /**
+   * The request URL as received, made absolute (`https://host/path?query`), **not** decoded or
+   * normalised by the framework: the gate does its own decoding so path tricks cannot bypass a
+   * paid route.
+   */
+  url: string;
+  /** Case-insensitive header lookup; multiple values joined with `, `. */
+  header(name: string): string | undefined;
+  /** The framework's own request object, for hooks. */
+  raw?: unknown;
+}
+
+/** A response the gate wants sent. Header names are lower-case; the body is exact bytes. */
+export type GateResponse = StoredResponse;
+
+/** What the handler produced, as captured by the adapter. */
+export interface HandlerResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string | string[]>;
+  body: Uint8Array;
+}
+
+/** A payment the gate accepted for a request; passed back to `finish` or `release`. */
+export interface PaidRequest {
+  /** The request id that appears in Error bodies and logs. */
+  requestId: string;
+  /** Route key, e.g. `GET /api/v1/fees/now`. */
+  route: string;
+  /** Resource URL of the route. */
+  resource: string;
+  identity: PaymentIdentity;
+  payer: string;
+  /** `2` for `PAYMENT-SIGNATURE` / v2 routes, `1` for a v1 route paid with `X-PAYMENT`. */
+  x402Version: 1 | 2;
+  /** Which header carried the payment: the receipt goes back in the matching response header. */
+  header: 'payment-signature' | 'x-payment';
+  payload: PaymentPayload | PaymentPayloadV1;
+  requirements: PaymentRequirements | PaymentRequirementsV1;
+  /** Present when the route settles before the handler runs. */
+  settlement?: SettleResponse;
+}
+
+/** The gate's verdict on a request. */
+export type Outcome =
+  /** Not a paid route (or a preflight): let the request through untouched. */
+  | { kind: 'pass' }
+  /** Answer now: 400 / 402 / 409 / 410 / 502 / 503 … */
+  | { kind: 'respond'; response: GateResponse }
+  /** The payment was already settled for this resource: send the stored response again. */
+  | { kind: 'replay'; response: GateResponse; entry: LedgerEntry }
+  /** Run the handler, buffer its response, then call `finish`. */
+  | { kind: 'proceed'; payment: PaidRequest };
+
+/** Hooks the gate calls; all optional. Errors thrown by hooks are logged and ignored. */
+export interface GateHooks {
+  onSettled?(payment: PaidRequest, receipt: SettleResponse): void | Promise<void>;
+  onRejected?(requestId: string, code: string, message: string): void;
+}
+
+/** The framework-neutral payment gate. */
+export interface PaymentGate {
+  handle(request: RequestView): Promise<Outcome>;
+  /** Settles (unless the handler failed) and returns exactly what to send. Never throws. */
+  finish(payment: PaidRequest, response: HandlerResponse): Promise<GateResponse>;
+  /** The handler threw: release the claim, nothing is charged. */
+  release(payment: PaidRequest): Promise<void>;
+}

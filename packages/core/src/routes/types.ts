@@ -1,0 +1,71 @@
+import type { Price } from '../scheme';
+
+/** Whether a paid resource can be bought now. `paused` → 503, no challenge; `retired` → 410. */
+export type Availability = 'active' | 'paused' | 'retired';
+
+/** When settlement happens relative to the handler. */
+export type SettleOrder = 'after-handler' | 'before-handler';
+
+/** One way to pay for a route. A route may accept several (networks, assets). */
+export interface PaymentOption {
+  /** Default `exact`. */
+  scheme?: string;
+  /** CAIP-2 network, e.g. `eip155:8453`. */
+  network: string;
+  /** Recipient address. */
+  payTo: string;
+  /** `"$0.001"`, `0.001` (USD, the scheme picks its asset) or `{ amount, asset, extra }`. */
+  price: Price;
+  /** Default 60. */
+  maxTimeoutSeconds?: number;
+  /** Merged over the scheme's own `extra` (e.g. the EIP-712 domain). */
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * Canonical-request rule: the request must be exactly `baseUrl + path` (same scheme and host as
+ * `baseUrl`), with no query string unless `allowQuery`. Anything else answers 400.
+ */
+export interface CanonicalRule {
+  baseUrl: string;
+  allowQuery?: boolean;
+}
+
+/** A paid route as declared by the user, keyed by `"METHOD /path"` (`:param`, `*` wildcards). */
+export interface RouteConfig {
+  accepts: PaymentOption | PaymentOption[];
+  description?: string;
+  /** Default `application/json`. */
+  mimeType?: string;
+  /** Default `active`. Can be changed at run time. */
+  availability?: Availability;
+  /** Seconds sent in `Retry-After` while paused. Default 60. */
+  retryAfterSeconds?: number;
+  /** Default `after-handler`. */
+  settle?: SettleOrder;
+  /** Require the canonical request (400 otherwise). `true` uses the gate's `baseUrl`. */
+  canonical?: boolean | CanonicalRule;
+  /** Serve this route with x402 v1 (challenge in the body, v1 fields and network names). Default 2. */
+  x402Version?: 1 | 2;
+  /** Extensions added to the challenge (e.g. `bazaar`). */
+  extensions?: Record<string, unknown>;
+  /** Discovery metadata (catalog, OpenAPI, bazaar): filled by `@tollbooth/core` discovery. */
+  discovery?: RouteDiscovery;
+}
+
+/** Discovery metadata of a paid route; the input/output schemas are zod schemas. */
+export interface RouteDiscovery {
+  category?: string;
+  keywords?: string[];
+  operationId?: string;
+  /** zod schemas of the request parts and the 200 body. */
+  input?: {
+    pathParams?: unknown;
+    queryParams?: unknown;
+    body?: unknown;
+  };
+  output?: unknown;
+}
+
+/** `{"GET /api/v1/fees/now": {...}, "GET /api/v1/ai/*": {...}}` */
+export type RoutesConfig = Record<string, RouteConfig>;

@@ -1,0 +1,77 @@
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from './protocol/schemas';
+
+/** A price as a route declares it: `"$0.01"` / `0.01` (USD, the scheme picks the asset) or explicit. */
+export type Price = string | number | AssetAmount;
+
+/** An amount of a specific asset, in atomic units. */
+export interface AssetAmount {
+  /** Decimal string of atomic units, e.g. `"1000"` for 0.001 USDC. */
+  amount: string;
+  /** Asset address (for EVM: the token contract). */
+  asset: string;
+  /** Scheme-specific extra fields, e.g. `{ name: 'USD Coin', version: '2' }` (EIP-712 domain). */
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * The payment's identity: what makes two payloads "the same payment" in the settlement ledger.
+ * For EIP-3009 it is network, asset, payer and nonce, never the (malleable) signature bytes.
+ * A stable string, lower-cased where the scheme is case-insensitive.
+ */
+export type PaymentIdentity = string;
+
+/** Result of a scheme's local pre-verification (no network call). */
+export type PreVerifyResult =
+  | {
+      ok: true;
+      /** The payer's address, recovered from the signature. */
+      payer: string;
+      /** Identity used as the ledger key. */
+      identity: PaymentIdentity;
+      /** Unix seconds after which the authorization can no longer be settled. */
+      validBefore: number;
+    }
+  | {
+      ok: false;
+      /** Official reason string, e.g. `invalid_exact_evm_signature`. */
+      reason: string;
+      message: string;
+    };
+
+/** What the chain says about a payment whose settlement outcome was unknown. */
+export type ReconcileResult =
+  | { status: 'settled'; receipt: SettleResponse }
+  | { status: 'unsettled' }
+  | { status: 'expired' }
+  | { status: 'unknown'; message: string };
+
+export interface ReconcileInput {
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  /** Transaction hash already known for this settlement (from `settlement_pending`), if any. */
+  transaction?: string;
+  /** Unix seconds, for checking expiry. */
+  now: number;
+}
+
+/**
+ * The server side of a payment scheme on a family of networks (e.g. `exact` on `eip155:*`).
+ * Core knows no chain; a scheme turns prices into requirements, identifies and pre-verifies
+ * payloads locally, and finds out on chain what happened to an uncertain settlement.
+ */
+export interface SchemeServer {
+  /** Scheme name on the wire, e.g. `exact`. */
+  readonly scheme: string;
+  /** Whether this scheme handles a CAIP-2 network. */
+  supportsNetwork(network: string): boolean;
+  /** Turns a route's price into an asset amount on a network. Throws a `TollboothError` for config errors. */
+  resolvePrice(price: Price, network: string): AssetAmount;
+  /** Checks the payload locally against the server's requirements: signature, recipient, value, window. */
+  preVerify(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    now: number,
+  ): PreVerifyResult | Promise<PreVerifyResult>;
+  /** Asks the chain whether an authorization was consumed. Optional: without it, uncertain stays uncertain. */
+  reconcile?(input: ReconcileInput): Promise<ReconcileResult>;
+}
