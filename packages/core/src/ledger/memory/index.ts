@@ -1,1 +1,6 @@
-export {};
+export {
+  createMemoryLedgerStore,
+  LEDGER_QUERY_DEFAULT_LIMIT,
+  MEMORY_LEDGER_STORE_DEFAULTS,
+  type MemoryLedgerStoreOptions,
+} from './memory-store';

@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { LedgerEntry, LedgerStore } from '../types';
+import { createMemoryLedgerStore, MEMORY_LEDGER_STORE_DEFAULTS } from './memory-store';
+
+function buildEntry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
+  const now = 1_700_000_000_000;
+  return {
+    id: 'eip155:84532:0xasset:0xpayer:0x01',
+    state: 'claimed',
+    resource: 'https://api.example/fees',
+    route: 'GET /fees',
+    network: 'eip155:84532',
+    payer: '0xpayer',
+    payload: { signature: '0xsig', authorization: { nonce: '0x01' } },
+    requirements: { scheme: 'exact', amount: '1000' },
+    validBefore: now / 1000 + 600,
+    owner: 'instance-a:req-1',
+    leaseUntil: now + 30_000,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + 3_600_000,
+    ...overrides,
+  };
+}
+
+describe('createMemoryLedgerStore', () => {
+  let store: LedgerStore | undefined;
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    vi.useRealTimers();
+  });
+
+  it('exports frozen defaults with an automatic purge every minute', () => {
+    expect(MEMORY_LEDGER_STORE_DEFAULTS.purgeIntervalMs).toBe(60_000);
+    expect(Object.isFrozen(MEMORY_LEDGER_STORE_DEFAULTS)).toBe(true);
+  });
+
+  it('reports every invalid option at once', () => {
+    expect(() =>
+      createMemoryLedgerStore({ purgeIntervalMs: -1, now: 'soon' as unknown as () => number }),
+    ).toThrow(/purgeIntervalMs.*now must be a function/);
+  });
+
+  it('never hands out its internal objects', async () => {
+    store = createMemoryLedgerStore();
+    const entry = buildEntry({
+      response: { status: 200, headers: { a: 'b' }, body: new Uint8Array([1, 2]) },
+    });
+    const claimed = await store.claim(entry);
+    (entry.payload as { signature: string }).signature = 'mutated-input';
+    claimed.entry.state = 'settled';
+    claimed.entry.response!.body[0] = 99;
+    const got = await store.get(entry.id);
+    expect(got?.state).toBe('claimed');
+    expect((got!.payload as { signature: string }).signature).toBe('0xsig');
+    expect([...got!.response!.body]).toEqual([1, 2]);
+    got!.owner = 'someone-else';
+    const listed = await store.query({});
+    listed[0]!.requirements = null;
+    const again = await store.get(entry.id);
+    expect(again?.owner).toBe('instance-a:req-1');
+    expect(again?.requirements).toEqual({ scheme: 'exact', amount: '1000' });
+  });
+
+  it('sets updatedAt from its clock on every update and ignores patched ids and timestamps', async () => {
+    let clock = 5_000;
+    store = createMemoryLedgerStore({ now: () => clock });
+    const entry = buildEntry();
+    await store.claim(entry);
+    clock = 6_000;
+    const patch = { state: 'verified', id: 'other', createdAt: 1, updatedAt: 2 } as never;
+    const updated = await store.update(entry.id, { state: ['claimed'] }, patch);
+    expect(updated?.id).toBe(entry.id);
+    expect(updated?.createdAt).toBe(entry.createdAt);
+    expect(updated?.updatedAt).toBe(6_000);
+    expect(await store.get('other')).toBeUndefined();
+  });
+
+  it('purges expired entries on its own timer', async () => {
+    vi.useFakeTimers();
+    let clock = 0;
+    store = createMemoryLedgerStore({ purgeIntervalMs: 1_000, now: () => clock });
+    await store.claim(buildEntry({ id: 'a', expiresAt: 500 }));
+    await store.claim(buildEntry({ id: 'b', expiresAt: 5_000 }));
+    clock = 1_000;
+    vi.advanceTimersByTime(1_000);
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.get('b')).toBeDefined();
+  });
+
+  it('finds entries by id, transaction and state among 50 000 entries', async () => {
+    store = createMemoryLedgerStore({ purgeIntervalMs: 0 });
+    for (let i = 0; i < 50_000; i += 1) {
+      await store.claim(buildEntry({ id: `id-${i}`, transaction: i % 2 === 0 ? `0xtx${i}` : undefined }));
+    }
+    expect((await store.query({ transaction: '0xtx49998' }))[0]?.id).toBe('id-49998');
+    expect((await store.claim(buildEntry({ id: 'id-7' }))).acquired).toBe(false);
+    const newest = await store.query({ state: 'claimed', limit: 3 });
+    expect(newest.map((e) => e.id)).toEqual(['id-9999', 'id-9998', 'id-9997']);
+  });
+
+  it('rejects every operation once closed', async () => {
+    store = createMemoryLedgerStore();
+    await store.close();
+    await expect(store.get('x')).rejects.toMatchObject({ code: 'ledger_store_closed' });
+    await expect(store.claim(buildEntry())).rejects.toMatchObject({ code: 'ledger_store_closed' });
+  });
+});

@@ -1,0 +1,273 @@
+import type { PaymentIdentity } from '../../scheme';
+import type {
+  ClaimResult,
+  LedgerEntry,
+  LedgerExpectation,
+  LedgerPatch,
+  LedgerQuery,
+  LedgerState,
+  LedgerStore,
+} from '../types';
+
+/** Options of {@link createMemoryLedgerStore}. Every field is optional; see {@link MEMORY_LEDGER_STORE_DEFAULTS}. */
+export interface MemoryLedgerStoreOptions {
+  /**
+   * How often expired entries are purged automatically, in ms. `0` turns the automatic purge off
+   * (call `purgeExpired` yourself). The timer is unref'd: it never keeps the process alive.
+   */
+  purgeIntervalMs?: number;
+  /** Clock used for `updatedAt` and the automatic purge (epoch ms). */
+  now?: () => number;
+}
+
+/** Defaults of {@link MemoryLedgerStoreOptions}. */
+export const MEMORY_LEDGER_STORE_DEFAULTS: Readonly<Required<MemoryLedgerStoreOptions>> = Object.freeze({
+  purgeIntervalMs: 60_000,
+  now: () => Date.now(),
+});
+
+/** Default of `LedgerQuery.limit`, shared by every store. */
+export const LEDGER_QUERY_DEFAULT_LIMIT = 100;
+
+const LEDGER_STATES: readonly LedgerState[] = [
+  'claimed',
+  'verified',
+  'settling',
+  'settled',
+  'rejected',
+  'uncertain',
+];
+
+class MemoryLedgerStoreError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'MemoryLedgerStoreError';
+    this.code = code;
+  }
+}
+
+function resolveOptions(options: MemoryLedgerStoreOptions): Required<MemoryLedgerStoreOptions> {
+  const given = Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as MemoryLedgerStoreOptions;
+  const resolved = { ...MEMORY_LEDGER_STORE_DEFAULTS, ...given };
+  const problems: string[] = [];
+  if (!Number.isSafeInteger(resolved.purgeIntervalMs) || resolved.purgeIntervalMs < 0) {
+    problems.push(`purgeIntervalMs must be a non-negative integer (got ${String(resolved.purgeIntervalMs)})`);
+  }
+  if (typeof resolved.now !== 'function') problems.push('now must be a function returning epoch ms');
+  if (problems.length > 0) {
+    throw new MemoryLedgerStoreError(
+      'invalid_ledger_store_options',
+      `Invalid memory ledger store options: ${problems.join('; ')}`,
+    );
+  }
+  return resolved;
+}
+
+/** Newest first: `createdAt` descending, then `id` descending (the order every store uses). */
+function newerFirst(a: LedgerEntry, b: LedgerEntry): number {
+  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+function resolveLimit(limit: number | undefined): number {
+  const value = limit ?? LEDGER_QUERY_DEFAULT_LIMIT;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new MemoryLedgerStoreError(
+      'invalid_ledger_query',
+      `limit must be a non-negative integer (got ${value})`,
+    );
+  }
+  return value;
+}
+
+function holds(entry: LedgerEntry, expect: LedgerExpectation): boolean {
+  return expect.state.includes(entry.state) && (expect.owner === undefined || entry.owner === expect.owner);
+}
+
+/**
+ * Creates an in-process {@link LedgerStore}: the default store of the middleware, for a single
+ * instance. Entries live in a `Map`, so claim, get, update and remove are O(1) however many
+ * entries there are; a second index maps transaction hashes to entries. Every method returns
+ * copies: mutating a returned entry never changes the store. Nothing survives a restart — use
+ * the SQLite, Redis or Postgres store for that.
+ *
+ * Patch semantics (shared by every store): a property whose value is `undefined` leaves the
+ * stored field unchanged; `updatedAt` is set by the store.
+ *
+ * @param options - `purgeIntervalMs` (default 60 000; 0 = off), `now` (default `Date.now`).
+ * @throws an error with code `invalid_ledger_store_options` listing every invalid option.
+ * @example
+ * ```ts
+ * import { createMemoryLedgerStore } from '@tollbooth/core';
+ *
+ * const store = createMemoryLedgerStore();
+ * const { acquired } = await store.claim(entry);
+ * await store.close();
+ * ```
+ */
+export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}): LedgerStore {
+  const { purgeIntervalMs, now } = resolveOptions(options);
+  const entries = new Map<PaymentIdentity, LedgerEntry>();
+  const byTransaction = new Map<string, Set<PaymentIdentity>>();
+  const byState = new Map<LedgerState, Set<PaymentIdentity>>(LEDGER_STATES.map((s) => [s, new Set()]));
+  let closed = false;
+
+  const index = (entry: LedgerEntry): void => {
+    let states = byState.get(entry.state);
+    if (!states) {
+      states = new Set();
+      byState.set(entry.state, states);
+    }
+    states.add(entry.id);
+    if (entry.transaction !== undefined) {
+      let ids = byTransaction.get(entry.transaction);
+      if (!ids) {
+        ids = new Set();
+        byTransaction.set(entry.transaction, ids);
+      }
+      ids.add(entry.id);
+    }
+  };
+  const unindex = (entry: LedgerEntry): void => {
+    byState.get(entry.state)?.delete(entry.id);
+    if (entry.transaction !== undefined) {
+      const ids = byTransaction.get(entry.transaction);
+      ids?.delete(entry.id);
+      if (ids?.size === 0) byTransaction.delete(entry.transaction);
+    }
+  };
+  const assertOpen = (): void => {
+    if (closed) throw new MemoryLedgerStoreError('ledger_store_closed', 'The memory ledger store is closed');
+  };
+
+  const purge = (at: number): number => {
+    let purged = 0;
+    for (const entry of entries.values()) {
+      if (entry.expiresAt < at) {
+        entries.delete(entry.id);
+        unindex(entry);
+        purged += 1;
+      }
+    }
+    return purged;
+  };
+
+  let timer: ReturnType<typeof setInterval> | undefined;
+  if (purgeIntervalMs > 0) {
+    timer = setInterval(() => purge(now()), purgeIntervalMs);
+    timer.unref();
+  }
+
+  return {
+    async claim(entry: LedgerEntry): Promise<ClaimResult> {
+      assertOpen();
+      const existing = entries.get(entry.id);
+      if (existing) return { acquired: false, entry: structuredClone(existing) };
+      const stored = structuredClone(entry);
+      entries.set(stored.id, stored);
+      index(stored);
+      return { acquired: true, entry: structuredClone(stored) };
+    },
+
+    async get(id: PaymentIdentity): Promise<LedgerEntry | undefined> {
+      assertOpen();
+      const entry = entries.get(id);
+      return entry ? structuredClone(entry) : undefined;
+    },
+
+    async update(
+      id: PaymentIdentity,
+      expect: LedgerExpectation,
+      patch: LedgerPatch,
+    ): Promise<LedgerEntry | undefined> {
+      assertOpen();
+      const current = entries.get(id);
+      if (!current || !holds(current, expect)) return undefined;
+      const next: LedgerEntry = { ...current };
+      const writable = next as unknown as Record<string, unknown>;
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === undefined || key === 'id' || key === 'createdAt' || key === 'updatedAt') continue;
+        writable[key] = structuredClone(value);
+      }
+      next.updatedAt = now();
+      unindex(current);
+      entries.set(id, next);
+      index(next);
+      return structuredClone(next);
+    },
+
+    async remove(id: PaymentIdentity, expect: LedgerExpectation): Promise<boolean> {
+      assertOpen();
+      const current = entries.get(id);
+      if (!current || !holds(current, expect)) return false;
+      entries.delete(id);
+      unindex(current);
+      return true;
+    },
+
+    async query(query: LedgerQuery): Promise<LedgerEntry[]> {
+      assertOpen();
+      const limit = resolveLimit(query.limit);
+      const states =
+        query.state === undefined ? undefined : typeof query.state === 'string' ? [query.state] : query.state;
+      let candidates: Iterable<LedgerEntry>;
+      if (query.id !== undefined) {
+        const entry = entries.get(query.id);
+        candidates = entry ? [entry] : [];
+      } else if (query.transaction !== undefined) {
+        candidates = idsToEntries(byTransaction.get(query.transaction) ?? []);
+      } else if (states !== undefined) {
+        candidates = (function* () {
+          for (const state of new Set(states)) yield* idsToEntries(byState.get(state) ?? []);
+        })();
+      } else {
+        candidates = entries.values();
+      }
+      // Keep only the `limit` newest matches (sorted insertion): O(n log limit), never a full sort.
+      const top: LedgerEntry[] = [];
+      if (limit === 0) return top;
+      for (const entry of candidates) {
+        if (query.id !== undefined && entry.id !== query.id) continue;
+        if (states !== undefined && !states.includes(entry.state)) continue;
+        if (query.transaction !== undefined && entry.transaction !== query.transaction) continue;
+        if (query.payer !== undefined && entry.payer !== query.payer) continue;
+        const last = top[top.length - 1];
+        if (top.length === limit && last && newerFirst(entry, last) >= 0) continue;
+        let lo = 0;
+        let hi = top.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (newerFirst(top[mid]!, entry) <= 0) lo = mid + 1;
+          else hi = mid;
+        }
+        top.splice(lo, 0, entry);
+        if (top.length > limit) top.pop();
+      }
+      return top.map((entry) => structuredClone(entry));
+
+      function* idsToEntries(ids: Iterable<PaymentIdentity>): Generator<LedgerEntry> {
+        for (const id of ids) {
+          const entry = entries.get(id);
+          if (entry) yield entry;
+        }
+      }
+    },
+
+    async purgeExpired(at: number): Promise<number> {
+      assertOpen();
+      return purge(at);
+    },
+
+    async close(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      closed = true;
+      entries.clear();
+      byTransaction.clear();
+      for (const ids of byState.values()) ids.clear();
+    },
+  };
+}
