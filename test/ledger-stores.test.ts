@@ -1,0 +1,4 @@
+import { createMemoryLedgerStore } from '@tollbooth/core';
+import { describeLedgerStore } from './support/ledger-store-suite';
+
+describeLedgerStore('memory', () => createMemoryLedgerStore(), { durable: false, shared: false });
