@@ -1,1 +1,3 @@
-export {};
+export * from './codes';
+export * from './error-body';
+export * from './tollbooth-error';

@@ -1,1 +1,3 @@
+export * from './codec';
+export * from './money';
 export * from './schemas';

@@ -1,1 +1,3 @@
+export * from './compile-routes';
+export * from './normalize-path';
 export type * from './types';

@@ -1,0 +1,158 @@
+/**
+ * The stable Tollbooth error codes, declared as data. Each code has an HTTP status, whether the
+ * same request may succeed when retried, and a one-line meaning. Codes never change once
+ * released; wire reason strings from facilitators (`invalid_exact_evm_signature`, …) are kept
+ * separately and passed on as given.
+ */
+export const ERROR_CODES = {
+  // -- configuration (thrown at start-up, never sent to a client) -----------------------------
+  invalid_config: { status: 500, retryable: false, meaning: 'A configuration object is invalid.' },
+  invalid_amount: { status: 500, retryable: false, meaning: 'A price or amount is not a valid decimal.' },
+
+  // -- availability and request shape ---------------------------------------------------------
+  resource_paused: {
+    status: 503,
+    retryable: true,
+    meaning: 'The paid resource is paused; no payment challenge is issued. Retry after Retry-After.',
+  },
+  resource_retired: { status: 410, retryable: false, meaning: 'The paid resource is retired for good.' },
+  non_canonical_request: {
+    status: 400,
+    retryable: false,
+    meaning: 'The route accepts only its exact canonical URL (for example, no query string).',
+  },
+
+  // -- 402: no payment, or a payment that cannot be used ------------------------------------
+  payment_required: { status: 402, retryable: false, meaning: 'No payment was sent; pay and retry.' },
+  payment_header_too_large: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment header is longer than the configured limit.',
+  },
+  payment_header_invalid_base64: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment header is not standard base64 (URL-safe alphabet and whitespace are rejected).',
+  },
+  payment_header_invalid_json: {
+    status: 402,
+    retryable: false,
+    meaning: 'The decoded payment header is not UTF-8 JSON.',
+  },
+  payment_payload_invalid: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment payload does not match the x402 PaymentPayload schema.',
+  },
+  payment_version_mismatch: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment uses an x402 version this route does not accept.',
+  },
+  payment_scheme_mismatch: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment names a scheme this route does not accept.',
+  },
+  payment_network_mismatch: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment is for a network this route does not accept.',
+  },
+  payment_asset_mismatch: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment is in an asset this route does not accept.',
+  },
+  payment_amount_mismatch: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment amount differs from the route price.',
+  },
+  payment_recipient_mismatch: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment is addressed to another recipient (payTo is compared exactly).',
+  },
+  payment_requirements_mismatch: {
+    status: 402,
+    retryable: false,
+    meaning: 'The accepted requirements differ from the route (timeout or extra fields).',
+  },
+  payment_signature_invalid: { status: 402, retryable: false, meaning: 'The payment signature is invalid.' },
+  payment_not_yet_valid: { status: 402, retryable: true, meaning: 'The authorization is not valid yet.' },
+  payment_expired: { status: 402, retryable: false, meaning: 'The authorization expired unused.' },
+  payment_insufficient_funds: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payer lacks the balance; top up and retry the same payload.',
+  },
+  payment_invalid: {
+    status: 402,
+    retryable: false,
+    meaning: 'The scheme rejected the payment locally (see the message for the reason).',
+  },
+  payment_verification_failed: {
+    status: 402,
+    retryable: false,
+    meaning: 'The facilitator declared the payment invalid.',
+  },
+  payment_settlement_failed: {
+    status: 402,
+    retryable: false,
+    meaning: 'The facilitator definitively refused the settlement; nothing was charged.',
+  },
+  payment_already_used: {
+    status: 402,
+    retryable: false,
+    meaning: 'The payment was settled before, for another resource or outside its replay window.',
+  },
+
+  // -- 409 / 502 / 503: outcomes that a retry may change --------------------------------------
+  payment_in_progress: {
+    status: 409,
+    retryable: true,
+    meaning: 'The same payment is being processed by another request; retry the same payload.',
+  },
+  settlement_uncertain: {
+    status: 502,
+    retryable: true,
+    meaning: 'The settlement outcome is unknown; retry only the exact same payment payload.',
+  },
+  facilitator_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning: 'The facilitator could not be reached to verify the payment; nothing was charged.',
+  },
+  ledger_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning: 'The settlement ledger could not be reached; nothing was charged.',
+  },
+  facilitator_error: {
+    status: 502,
+    retryable: true,
+    meaning: 'A facilitator call failed (timeout, network, 5xx or an answer that does not parse).',
+  },
+  internal_error: { status: 500, retryable: true, meaning: 'An unexpected error inside Tollbooth.' },
+} as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Where each code is documented. */
+export const ERRORS_DOCS_URL =
+  'https://github.com/tollbooth-x402/tollbooth/blob/main/packages/core/README.md#error-codes';
+
+/** The one table mapping a code to its HTTP status. */
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}
+
+/** Whether a retry of the same request may succeed. */
+export function isRetryable(code: ErrorCode): boolean {
+  return ERROR_CODES[code].retryable;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}

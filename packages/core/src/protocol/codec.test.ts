@@ -1,0 +1,109 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TollboothError } from '../errors/tollbooth-error';
+import { decodeHeaderJson, decodePaymentHeader, encodeHeader } from './codec';
+
+const payload = {
+  x402Version: 2,
+  resource: { url: 'https://api.example/x' },
+  accepted: {
+    scheme: 'exact',
+    network: 'eip155:8453',
+    amount: '1000',
+    asset: '0xA',
+    payTo: '0xB',
+    maxTimeoutSeconds: 60,
+    extra: { name: 'USD Coin', version: '2' },
+  },
+  payload: { signature: '0x01' },
+};
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof TollboothError) return error.code;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('encodeHeader', () => {
+  it('produces standard base64 of compact UTF-8 JSON', () => {
+    const header = encodeHeader({ a: 'é', b: [1] });
+    expect(Buffer.from(header, 'base64').toString('utf8')).toBe('{"a":"é","b":[1]}');
+    expect(header).toMatch(/^[A-Za-z0-9+/]+=*$/);
+  });
+
+  it('round-trips any JSON value through decodeHeaderJson', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(decodeHeaderJson(encodeHeader(value))).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+    );
+  });
+});
+
+describe('decodePaymentHeader', () => {
+  it('decodes a v2 payload', () => {
+    expect(decodePaymentHeader(encodeHeader(payload)).x402Version).toBe(2);
+  });
+
+  it('decodes a v1 payload', () => {
+    const v1 = { x402Version: 1, scheme: 'exact', network: 'base', payload: { signature: '0x' } };
+    expect(decodePaymentHeader(encodeHeader(v1))).toMatchObject({ network: 'base' });
+  });
+
+  it('accepts a header without padding', () => {
+    const header = encodeHeader({ ...payload, pad: 'x' }).replace(/=+$/, '');
+    expect(decodePaymentHeader(header).x402Version).toBe(2);
+  });
+
+  it.each([
+    ['URL-safe characters', (h: string) => h.replaceAll('+', '-').replaceAll('/', '_') + '-_'],
+    ['leading whitespace', (h: string) => ` ${h}`],
+    ['trailing newline', (h: string) => `${h}\n`],
+    ['inner whitespace', (h: string) => `${h.slice(0, 8)} ${h.slice(8)}`],
+    ['misplaced padding', (h: string) => `${h.slice(0, 5)}=${h.slice(5)}`],
+    ['an empty value', () => ''],
+  ])('rejects %s as invalid base64', (_name, mutate) => {
+    expect(codeOf(() => decodePaymentHeader(mutate(encodeHeader(payload))))).toBe(
+      'payment_header_invalid_base64',
+    );
+  });
+
+  it('rejects a header over the size cap', () => {
+    expect(codeOf(() => decodePaymentHeader('A'.repeat(101), { maxBytes: 100 }))).toBe(
+      'payment_header_too_large',
+    );
+  });
+
+  it('rejects base64 that is not JSON', () => {
+    expect(codeOf(() => decodePaymentHeader(Buffer.from('not json').toString('base64')))).toBe(
+      'payment_header_invalid_json',
+    );
+  });
+
+  it('rejects bytes that are not UTF-8', () => {
+    expect(codeOf(() => decodePaymentHeader(Buffer.from([0xff, 0xfe, 0x7b]).toString('base64')))).toBe(
+      'payment_header_invalid_json',
+    );
+  });
+
+  it('rejects JSON that is not a payment payload', () => {
+    expect(codeOf(() => decodePaymentHeader(encodeHeader({ x402Version: 2, payload: {} })))).toBe(
+      'payment_payload_invalid',
+    );
+    expect(codeOf(() => decodePaymentHeader(encodeHeader({ ...payload, x402Version: 3 })))).toBe(
+      'payment_payload_invalid',
+    );
+  });
+
+  it('never throws anything but a TollboothError for arbitrary input', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (value) => {
+        expect(codeOf(() => decodePaymentHeader(value))).toMatch(/^payment_/);
+      }),
+    );
+  });
+});

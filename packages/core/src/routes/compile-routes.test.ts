@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { TollboothError } from '../errors/tollbooth-error';
+import { createSimpleScheme, TEST_ASSET, TEST_PAY_TO } from '../test-support/simple-scheme';
+import { compileRoutes } from './compile-routes';
+import type { RoutesConfig } from './types';
+
+const network = 'eip155:8453';
+const option = (price: string, maxTimeoutSeconds = 300) => ({
+  network,
+  payTo: TEST_PAY_TO,
+  price,
+  maxTimeoutSeconds,
+});
+
+const feeRoutes: RoutesConfig = {
+  'GET /api/v1/fees/now': { accepts: option('$0.001', 60), canonical: true, availability: 'paused' },
+  'GET /api/v1/ai/*': { accepts: option('$0.01'), description: 'AI' },
+  'GET /api/v1/ai/explain/transaction/:txid': {
+    accepts: option('$0.01'),
+    description: 'transaction explainer',
+  },
+  'POST /api/v1/broadcast': { accepts: option('$0.01') },
+  'GET /api/v1/fees/observatory/*': { accepts: option('$0.005') },
+  'GET /api/v1/analyst*': { accepts: option('$0.05') },
+};
+
+const table = compileRoutes(feeRoutes, {
+  schemes: [createSimpleScheme()],
+  baseUrl: 'https://api.example.com/',
+});
+
+describe('compileRoutes', () => {
+  it('resolves prices into requirements in the official key order', () => {
+    const route = table.get('GET /api/v1/fees/now')!;
+    expect(route.requirements).toHaveLength(1);
+    expect(Object.keys(route.requirements[0]!)).toEqual([
+      'scheme',
+      'network',
+      'amount',
+      'asset',
+      'payTo',
+      'maxTimeoutSeconds',
+      'extra',
+    ]);
+    expect(route.requirements[0]).toEqual({
+      scheme: 'exact',
+      network,
+      amount: '1000',
+      asset: TEST_ASSET,
+      payTo: TEST_PAY_TO,
+      maxTimeoutSeconds: 60,
+      extra: { name: 'USD Coin', version: '2' },
+    });
+  });
+
+  it('describes each route for discovery', () => {
+    const route = table.get('GET /api/v1/ai/*')!;
+    expect(route).toMatchObject({ method: 'GET', path: '/api/v1/ai/*', isPattern: true });
+    expect(table.get('GET /api/v1/ai/explain/transaction/:txid')).toMatchObject({
+      isPattern: false,
+      params: ['txid'],
+    });
+    expect(route.resourceUrl()).toBe('https://api.example.com/api/v1/ai/*');
+  });
+
+  it('reports every configuration problem at once', () => {
+    let error: unknown;
+    try {
+      compileRoutes(
+        {
+          FETCH: { accepts: option('$1') },
+          'GET /a': { accepts: [] },
+          'GET /b': { accepts: { network: 'solana:abc', payTo: 'x', price: '$1' } },
+          'GET /c': { accepts: option('-1') },
+          'GET /d': { accepts: option('$1'), canonical: true },
+        },
+        { schemes: [createSimpleScheme()] },
+      );
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(TollboothError);
+    const problems = (error as TollboothError).details?.['problems'] as string[];
+    expect(problems).toHaveLength(5);
+    expect((error as TollboothError).code).toBe('invalid_config');
+  });
+});
+
+describe('RouteTable.match', () => {
+  it.each([
+    ['GET', 'https://api.example.com/api/v1/fees/now', 'GET /api/v1/fees/now'],
+    ['HEAD', 'https://api.example.com/api/v1/fees/now', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/fees/now?x=1', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/fees/now/', 'GET /api/v1/fees/now'],
+    ['GET', '/API/V1/Fees/NOW', 'GET /api/v1/fees/now'],
+    ['GET', '//api//v1/fees/now', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/fees/./now', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/free/../fees/now', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/fees%2Fnow', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/fees%5Cnow', 'GET /api/v1/fees/now'],
+    ['GET', '/api\\v1\\fees\\now', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/fees/%6Eow', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/fees/%256Eow', 'GET /api/v1/fees/now'],
+    ['GET', 'https://api.example.com/http://evil.example/api/v1/fees/now', 'GET /api/v1/fees/now'],
+    ['GET', 'http://evil.example/api/v1/fees/now#frag', 'GET /api/v1/fees/now'],
+    ['GET', '/api/v1/ai/explain/transaction/abc', 'GET /api/v1/ai/explain/transaction/:txid'],
+    ['GET', '/api/v1/ai/explain/block/1', 'GET /api/v1/ai/*'],
+    ['GET', '/api/v1/ai', 'GET /api/v1/ai/*'],
+    ['GET', '/api/v1/ai/chat?q=hi', 'GET /api/v1/ai/*'],
+    ['POST', '/api/v1/broadcast', 'POST /api/v1/broadcast'],
+    ['GET', '/api/v1/analyst/deep', 'GET /api/v1/analyst*'],
+    ['GET', '/api/v1/analystics', 'GET /api/v1/analyst*'],
+  ])('matches %s %s to %s', (method, url, key) => {
+    expect(table.match(method, url)?.route.key).toBe(key);
+  });
+
+  it.each([
+    ['GET', '/api/v1/fees/preview'],
+    ['POST', '/api/v1/fees/now'],
+    ['GET', '/api/v1/broadcast'],
+    ['GET', '/api/v1/aix'],
+    ['GET', '/api/v1/fees/now/extra'],
+    ['GET', '/'],
+  ])('leaves %s %s free', (method, url) => {
+    expect(table.match(method, url)).toBeUndefined();
+  });
+
+  it('builds per-request resource URLs for routes with params, case preserved', () => {
+    const match = table.match('GET', 'http://internal:3000/api/v1/ai/explain/transaction/AbC?x=1')!;
+    expect(match.params).toEqual({ txid: 'AbC' });
+    expect(match.resourceUrl).toBe('https://api.example.com/api/v1/ai/explain/transaction/AbC');
+  });
+
+  it('uses the request origin when there is no baseUrl', () => {
+    const local = compileRoutes({ 'GET /x': { accepts: option('$1') } }, { schemes: [createSimpleScheme()] });
+    expect(local.match('GET', 'http://127.0.0.1:4000/x')?.resourceUrl).toBe('http://127.0.0.1:4000/x');
+  });
+});
+
+describe('challenges', () => {
+  it('are built once per resource and carry the same JSON in header and body', () => {
+    const route = table.get('GET /api/v1/fees/now')!;
+    const url = route.resourceUrl('https://api.example.com/api/v1/fees/now');
+    const first = route.challenge(url);
+    expect(route.challenge(url)).toBe(first);
+    const json = Buffer.from(first.body).toString('utf8');
+    expect(Buffer.from(first.header!, 'base64').toString('utf8')).toBe(json);
+    expect(JSON.parse(json)).toEqual({
+      x402Version: 2,
+      error: 'payment_required',
+      resource: { url: 'https://api.example.com/api/v1/fees/now', mimeType: 'application/json' },
+      accepts: route.requirements,
+    });
+  });
+
+  it('are v1 bodies without a header for a v1 route', () => {
+    const v1 = compileRoutes(
+      { 'GET /old': { accepts: option('$0.01'), x402Version: 1, description: 'old' } },
+      { schemes: [createSimpleScheme()], baseUrl: 'https://a.example' },
+    );
+    const challenge = v1.get('GET /old')!.challenge('https://a.example/old');
+    expect(challenge.header).toBeUndefined();
+    expect(JSON.parse(Buffer.from(challenge.body).toString())).toMatchObject({
+      x402Version: 1,
+      error: 'payment_required',
+      accepts: [
+        {
+          network: 'base',
+          maxAmountRequired: '10000',
+          resource: 'https://a.example/old',
+          description: 'old',
+        },
+      ],
+    });
+  });
+});
+
+describe('availability', () => {
+  it('changes at run time', () => {
+    const local = compileRoutes(feeRoutes, { schemes: [createSimpleScheme()], baseUrl: 'https://a.example' });
+    expect(local.get('GET /api/v1/fees/now')!.availability).toBe('paused');
+    local.setAvailability('GET /api/v1/fees/now', 'active');
+    expect(local.match('GET', '/api/v1/fees/now')!.route.availability).toBe('active');
+    expect(() => local.setAvailability('GET /nope', 'active')).toThrow(TollboothError);
+  });
+});
