@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { LedgerEntry, LedgerState, LedgerStore, StoredResponse } from '@tollbooth/core';
+import type { LedgerEntry, LedgerStore, StoredResponse } from '@tollbooth/core';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**

@@ -1,0 +1,7 @@
+// @tollbooth/store-sqlite: the settlement ledger in a SQLite file (better-sqlite3).
+export {
+  createSqliteLedgerStore,
+  SQLITE_LEDGER_STORE_DEFAULTS,
+  SqliteLedgerStoreError,
+  type SqliteLedgerStoreOptions,
+} from './sqlite-store';
