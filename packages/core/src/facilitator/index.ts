@@ -1,1 +1,3 @@
+export * from './facilitator-error';
+export * from './http-facilitator-client';
 export type * from './types';
