@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryLedgerStore } from '@tollbooth/core';
+import { createPostgresLedgerStore } from '@tollbooth/store-postgres';
 import { createSqliteLedgerStore } from '@tollbooth/store-sqlite';
+import pg from 'pg';
 import { describeLedgerStore } from './support/ledger-store-suite';
 
 describeLedgerStore('memory', () => createMemoryLedgerStore(), { durable: false, shared: false });
@@ -14,4 +17,41 @@ describeLedgerStore(
   (namespace) =>
     createSqliteLedgerStore({ filename: join(sqliteDir, 'ledger.db'), tableName: `ledger_${namespace}` }),
   { durable: true, shared: true, cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }) },
+);
+
+// Postgres: a schema of its own per run (dropped afterwards); each namespace is a table in it and
+// every store opens its own pool, so two stores on one namespace are two independent connections.
+const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const pgSchema = `tollbooth_test_${randomBytes(6).toString('hex')}`;
+async function postgresProblem(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return `PostgreSQL is not reachable at DATABASE_URL=${databaseUrl} (${(error as Error).message}); start it or set DATABASE_URL`;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+describeLedgerStore(
+  'Postgres',
+  (namespace) =>
+    createPostgresLedgerStore({
+      connectionString: databaseUrl,
+      schema: pgSchema,
+      tableName: `ledger_${namespace}`,
+    }),
+  {
+    durable: true,
+    shared: true,
+    unavailable: await postgresProblem(),
+    cleanup: async () => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`);
+      await client.end();
+    },
+  },
 );

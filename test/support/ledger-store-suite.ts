@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { LedgerEntry, LedgerStore, StoredResponse } from '@tollbooth/core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 /**
  * Opens a store on a namespace of the backend. Two calls with the same namespace must reach the
@@ -101,6 +101,7 @@ export function describeLedgerStore(
         });
       });
     } else {
+      console.warn(`[ledger store suite] skipping the ${name} store: ${options.unavailable}`);
       describe.skip(`${name} ledger store — skipped: ${options.unavailable}`, () => {
         it('is skipped', () => {});
       });
@@ -122,8 +123,11 @@ export function describeLedgerStore(
       await store.close();
     };
 
+    // Every test closes what it opened, so connections never pile up across the suite.
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close()));
+    });
     afterAll(async () => {
-      await Promise.all(opened.map((store) => store.close()));
       await options.cleanup?.();
     });
 

@@ -1,0 +1,8 @@
+// @tollbooth/store-postgres: the settlement ledger in PostgreSQL (pg).
+export {
+  createPostgresLedgerStore,
+  POSTGRES_LEDGER_STORE_DEFAULTS,
+  type PostgresLedgerStore,
+  PostgresLedgerStoreError,
+  type PostgresLedgerStoreOptions,
+} from './postgres-store';

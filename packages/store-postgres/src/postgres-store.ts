@@ -1,0 +1,404 @@
+import {
+  type ClaimResult,
+  LEDGER_QUERY_DEFAULT_LIMIT,
+  type LedgerEntry,
+  type LedgerExpectation,
+  type LedgerPatch,
+  type LedgerQuery,
+  type LedgerState,
+  type LedgerStore,
+  type PaymentIdentity,
+} from '@tollbooth/core';
+import pg from 'pg';
+
+/** Options of {@link createPostgresLedgerStore}: give exactly one of `pool` and `connectionString`. */
+export interface PostgresLedgerStoreOptions {
+  /** A `pg` pool to use; the store never ends it. */
+  pool?: pg.Pool;
+  /** Connection string for a pool the store creates (and ends on `close`). */
+  connectionString?: string;
+  /** Schema of the ledger table; created if missing. */
+  schema?: string;
+  /** Name of the ledger table; created with its indexes if missing. */
+  tableName?: string;
+  /** How often expired entries are purged automatically, in ms; `0` turns it off. The timer is unref'd. */
+  purgeIntervalMs?: number;
+}
+
+/** Defaults of {@link PostgresLedgerStoreOptions}. */
+export const POSTGRES_LEDGER_STORE_DEFAULTS = Object.freeze({
+  schema: 'public',
+  tableName: 'tollbooth_ledger',
+  purgeIntervalMs: 60_000,
+});
+
+/** A {@link LedgerStore} on PostgreSQL, with its schema migration exposed. */
+export interface PostgresLedgerStore extends LedgerStore {
+  /**
+   * Creates the schema, table and indexes if they are missing. Idempotent and safe to run from
+   * several instances at once (an advisory lock serialises it). Every other method runs it first,
+   * once; a failed migration is retried on the next call.
+   */
+  migrate(): Promise<void>;
+}
+
+/** Error thrown by the Postgres ledger store; `code` is stable. */
+export class PostgresLedgerStoreError extends Error {
+  readonly code: 'invalid_ledger_store_options' | 'invalid_ledger_query' | 'ledger_store_closed';
+  constructor(code: PostgresLedgerStoreError['code'], message: string) {
+    super(message);
+    this.name = 'PostgresLedgerStoreError';
+    this.code = code;
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,50}$/;
+
+interface Row {
+  id: string;
+  state: LedgerState;
+  resource: string;
+  route: string;
+  network: string;
+  payer: string | null;
+  payload: string | null;
+  requirements: string | null;
+  valid_before: string;
+  transaction_hash: string | null;
+  receipt: string | null;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: Buffer | null;
+  error: string | null;
+  owner: string;
+  lease_until: string;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+}
+
+// JSON columns are read back as text: `pg` would turn both SQL NULL and a JSON `null` into `null`.
+const COLUMNS = `id, state, resource, route, network, payer, payload::text AS payload,
+  requirements::text AS requirements, valid_before, transaction_hash, receipt::text AS receipt,
+  response_status, response_headers::text AS response_headers, response_body, error::text AS error,
+  owner, lease_until, created_at, updated_at, expires_at`;
+
+const JSON_COLUMNS = new Set(['payload', 'requirements', 'receipt', 'response_headers', 'error']);
+
+type Value = string | number | Buffer;
+
+/** Columns and values for the fields of an entry or a patch; `undefined` fields are left out. */
+function toColumns(fields: Partial<LedgerEntry>): Array<[string, Value]> {
+  const columns: Array<[string, Value]> = [];
+  const put = (column: string, value: Value | undefined) => {
+    if (value !== undefined) columns.push([column, value]);
+  };
+  const json = (value: unknown) => (value === undefined ? undefined : JSON.stringify(value));
+  put('id', fields.id);
+  put('state', fields.state);
+  put('resource', fields.resource);
+  put('route', fields.route);
+  put('network', fields.network);
+  put('payer', fields.payer);
+  put('payload', json(fields.payload));
+  put('requirements', json(fields.requirements));
+  put('valid_before', fields.validBefore);
+  put('transaction_hash', fields.transaction);
+  put('receipt', json(fields.receipt));
+  if (fields.response !== undefined) {
+    const { status, headers, body } = fields.response;
+    put('response_status', status);
+    put('response_headers', JSON.stringify(headers));
+    put('response_body', Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  }
+  put('error', json(fields.error));
+  put('owner', fields.owner);
+  put('lease_until', fields.leaseUntil);
+  put('created_at', fields.createdAt);
+  put('updated_at', fields.updatedAt);
+  put('expires_at', fields.expiresAt);
+  return columns;
+}
+
+/** `$n`, cast to jsonb for JSON columns (the value is always sent as JSON text). */
+const param = (column: string, n: number) => (JSON_COLUMNS.has(column) ? `$${n}::jsonb` : `$${n}`);
+
+function fromRow(row: Row): LedgerEntry {
+  const entry: LedgerEntry = {
+    id: row.id,
+    state: row.state,
+    resource: row.resource,
+    route: row.route,
+    network: row.network,
+    payload: row.payload === null ? undefined : JSON.parse(row.payload),
+    requirements: row.requirements === null ? undefined : JSON.parse(row.requirements),
+    validBefore: Number(row.valid_before),
+    owner: row.owner,
+    leaseUntil: Number(row.lease_until),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    expiresAt: Number(row.expires_at),
+  };
+  if (row.payer !== null) entry.payer = row.payer;
+  if (row.transaction_hash !== null) entry.transaction = row.transaction_hash;
+  if (row.receipt !== null) entry.receipt = JSON.parse(row.receipt);
+  if (row.response_status !== null) {
+    entry.response = {
+      status: row.response_status,
+      headers: JSON.parse(row.response_headers ?? '{}'),
+      body: row.response_body === null ? new Uint8Array(0) : new Uint8Array(row.response_body),
+    };
+  }
+  if (row.error !== null) entry.error = JSON.parse(row.error);
+  return entry;
+}
+
+function resolveOptions(options: PostgresLedgerStoreOptions) {
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const resolved = { ...POSTGRES_LEDGER_STORE_DEFAULTS, ...given } as typeof POSTGRES_LEDGER_STORE_DEFAULTS &
+    PostgresLedgerStoreOptions;
+  const problems: string[] = [];
+  if ((resolved.pool === undefined) === (resolved.connectionString === undefined)) {
+    problems.push('give exactly one of pool and connectionString');
+  }
+  if (resolved.connectionString !== undefined && typeof resolved.connectionString !== 'string') {
+    problems.push('connectionString must be a string');
+  }
+  for (const key of ['schema', 'tableName'] as const) {
+    if (typeof resolved[key] !== 'string' || !IDENTIFIER.test(resolved[key])) {
+      problems.push(`${key} must match ${IDENTIFIER} (got ${String(resolved[key])})`);
+    }
+  }
+  if (!Number.isSafeInteger(resolved.purgeIntervalMs) || resolved.purgeIntervalMs < 0) {
+    problems.push(`purgeIntervalMs must be a non-negative integer (got ${String(resolved.purgeIntervalMs)})`);
+  }
+  if (problems.length > 0) {
+    throw new PostgresLedgerStoreError(
+      'invalid_ledger_store_options',
+      `Invalid Postgres ledger store options: ${problems.join('; ')}`,
+    );
+  }
+  return resolved;
+}
+
+function migration(schema: string, table: string): string {
+  const t = `"${schema}"."${table}"`;
+  return `
+    CREATE SCHEMA IF NOT EXISTS "${schema}";
+    CREATE TABLE IF NOT EXISTS ${t} (
+      id               text PRIMARY KEY,
+      state            text NOT NULL,
+      resource         text NOT NULL,
+      route            text NOT NULL,
+      network          text NOT NULL,
+      payer            text,
+      payload          jsonb,
+      requirements     jsonb,
+      valid_before     bigint NOT NULL,
+      transaction_hash text,
+      receipt          jsonb,
+      response_status  integer,
+      response_headers jsonb,
+      response_body    bytea,
+      error            jsonb,
+      owner            text NOT NULL,
+      lease_until      bigint NOT NULL,
+      created_at       bigint NOT NULL,
+      updated_at       bigint NOT NULL,
+      expires_at       bigint NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS "${table}_state_idx" ON ${t} (state, created_at);
+    CREATE INDEX IF NOT EXISTS "${table}_transaction_idx" ON ${t} (transaction_hash) WHERE transaction_hash IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS "${table}_payer_idx" ON ${t} (payer, created_at) WHERE payer IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS "${table}_created_idx" ON ${t} (created_at);
+    CREATE INDEX IF NOT EXISTS "${table}_expires_idx" ON ${t} (expires_at);
+  `;
+}
+
+/**
+ * Creates a {@link LedgerStore} in PostgreSQL (`pg`), for several instances behind a load
+ * balancer. A claim is `INSERT … ON CONFLICT (id) DO NOTHING RETURNING`; updates and removes are
+ * compare-and-set `WHERE state = ANY($n) [AND owner = $m]`, which Postgres re-checks after any
+ * concurrent write to the row, so two instances can never both win. Bodies are `bytea`, JSON
+ * fields `jsonb`, times `bigint` epoch ms. The table is created on first use ({@link
+ * PostgresLedgerStore.migrate}).
+ *
+ * @param options - `pool` or `connectionString`; `schema` (default `public`), `tableName`
+ *   (default `tollbooth_ledger`), `purgeIntervalMs` (default 60 000, 0 = off).
+ * @throws {PostgresLedgerStoreError} `invalid_ledger_store_options`, listing every problem.
+ * @example
+ * ```ts
+ * import { createPostgresLedgerStore } from '@tollbooth/store-postgres';
+ *
+ * const ledger = createPostgresLedgerStore({ connectionString: process.env.DATABASE_URL });
+ * await ledger.migrate(); // optional: fail fast at start-up instead of on the first payment
+ * // … pass `ledger` to the gate; on shutdown:
+ * await ledger.close();
+ * ```
+ */
+export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): PostgresLedgerStore {
+  const resolved = resolveOptions(options);
+  const owned = resolved.pool === undefined;
+  const pool = resolved.pool ?? new pg.Pool({ connectionString: resolved.connectionString });
+  if (owned) {
+    // An idle client that dies is dropped by the pool; the next query reports the problem.
+    pool.on('error', () => {});
+  }
+  const { schema, tableName } = resolved;
+  const table = `"${schema}"."${tableName}"`;
+
+  let closed = false;
+  let migrated: Promise<void> | undefined;
+  const migrate = (): Promise<void> => {
+    migrated ??= (async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // Concurrent CREATE … IF NOT EXISTS can still collide in the catalog: serialise instances.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`tollbooth-ledger:${table}`]);
+        await client.query(migration(schema, tableName));
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    })().catch((error: unknown) => {
+      migrated = undefined;
+      throw error;
+    });
+    return migrated;
+  };
+  const ready = async (): Promise<void> => {
+    if (closed)
+      throw new PostgresLedgerStoreError('ledger_store_closed', 'The Postgres ledger store is closed');
+    await migrate();
+  };
+  const rows = async (sql: string, params: unknown[]): Promise<Row[]> =>
+    (await pool.query<Row>(sql, params)).rows;
+
+  const condition = (expect: LedgerExpectation, first: number) => {
+    let sql = `state = ANY($${first}::text[])`;
+    const params: unknown[] = [[...expect.state]];
+    if (expect.owner !== undefined) {
+      sql += ` AND owner = $${first + 1}`;
+      params.push(expect.owner);
+    }
+    return { sql, params };
+  };
+
+  const purge = async (now: number): Promise<number> => {
+    await ready();
+    const result = await pool.query(`DELETE FROM ${table} WHERE expires_at < $1`, [now]);
+    return result.rowCount ?? 0;
+  };
+
+  let timer: ReturnType<typeof setInterval> | undefined;
+  if (resolved.purgeIntervalMs > 0) {
+    timer = setInterval(() => {
+      // A failed round is harmless: the next one (or an explicit purgeExpired) tries again.
+      purge(Date.now()).catch(() => {});
+    }, resolved.purgeIntervalMs);
+    timer.unref();
+  }
+
+  return {
+    migrate,
+
+    async claim(entry: LedgerEntry): Promise<ClaimResult> {
+      await ready();
+      const columns = toColumns(entry);
+      const insert = `INSERT INTO ${table} (${columns.map(([c]) => c).join(', ')})
+        VALUES (${columns.map(([c], i) => param(c, i + 1)).join(', ')})
+        ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`;
+      const values = columns.map(([, v]) => v);
+      // The existing entry can be removed between the insert and the read: then insert again.
+      for (;;) {
+        const [inserted] = await rows(insert, values);
+        if (inserted) return { acquired: true, entry: fromRow(inserted) };
+        const [existing] = await rows(`SELECT ${COLUMNS} FROM ${table} WHERE id = $1`, [entry.id]);
+        if (existing) return { acquired: false, entry: fromRow(existing) };
+      }
+    },
+
+    async get(id: PaymentIdentity) {
+      await ready();
+      const [row] = await rows(`SELECT ${COLUMNS} FROM ${table} WHERE id = $1`, [id]);
+      return row ? fromRow(row) : undefined;
+    },
+
+    async update(id: PaymentIdentity, expect: LedgerExpectation, patch: LedgerPatch) {
+      await ready();
+      if (expect.state.length === 0) return undefined;
+      const {
+        id: _id,
+        createdAt: _c,
+        updatedAt: _u,
+        ...fields
+      } = patch as LedgerPatch & Partial<LedgerEntry>;
+      const columns = toColumns(fields);
+      columns.push(['updated_at', Date.now()]);
+      const where = condition(expect, columns.length + 2);
+      const [row] = await rows(
+        `UPDATE ${table} SET ${columns.map(([c], i) => `${c} = ${param(c, i + 1)}`).join(', ')}
+         WHERE id = $${columns.length + 1} AND ${where.sql} RETURNING ${COLUMNS}`,
+        [...columns.map(([, v]) => v), id, ...where.params],
+      );
+      return row ? fromRow(row) : undefined;
+    },
+
+    async remove(id: PaymentIdentity, expect: LedgerExpectation) {
+      await ready();
+      if (expect.state.length === 0) return false;
+      const where = condition(expect, 2);
+      const result = await pool.query(`DELETE FROM ${table} WHERE id = $1 AND ${where.sql}`, [
+        id,
+        ...where.params,
+      ]);
+      return result.rowCount === 1;
+    },
+
+    async query(query: LedgerQuery) {
+      const limit = query.limit ?? LEDGER_QUERY_DEFAULT_LIMIT;
+      if (!Number.isSafeInteger(limit) || limit < 0) {
+        throw new PostgresLedgerStoreError(
+          'invalid_ledger_query',
+          `limit must be a non-negative integer (got ${limit})`,
+        );
+      }
+      await ready();
+      const clauses: string[] = [];
+      const params: unknown[] = [];
+      const add = (clause: (n: number) => string, value: unknown) => {
+        params.push(value);
+        clauses.push(clause(params.length));
+      };
+      if (query.id !== undefined) add((n) => `id = $${n}`, query.id);
+      if (query.state !== undefined) {
+        const states = typeof query.state === 'string' ? [query.state] : [...query.state];
+        if (states.length === 0) return [];
+        add((n) => `state = ANY($${n}::text[])`, states);
+      }
+      if (query.transaction !== undefined) add((n) => `transaction_hash = $${n}`, query.transaction);
+      if (query.payer !== undefined) add((n) => `payer = $${n}`, query.payer);
+      const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
+      params.push(limit);
+      const found = await rows(
+        `SELECT ${COLUMNS} FROM ${table} ${where}
+         ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $${params.length}`,
+        params,
+      );
+      return found.map(fromRow);
+    },
+
+    purgeExpired: purge,
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (timer) clearInterval(timer);
+      if (owned) await pool.end();
+    },
+  };
+}
