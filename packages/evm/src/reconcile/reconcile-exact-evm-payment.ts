@@ -1,0 +1,145 @@
+import type {
+  PaymentPayload,
+  PaymentPayloadV1,
+  PaymentRequirements,
+  PaymentRequirementsV1,
+  ReconcileResult,
+  SettleResponse,
+} from '@tollbooth/core';
+import {
+  type Address,
+  type Chain,
+  type Client,
+  type Hash,
+  isAddressEqual,
+  parseEventLogs,
+  type TransactionReceipt,
+  type Transport,
+} from 'viem';
+import { getBlockNumber, getLogs, getTransaction, getTransactionReceipt, readContract } from 'viem/actions';
+import { eip3009Abi } from '../constants';
+import { type CheckedExactEvmRequest, checkRequest, toExactEvmRequest } from '../internal/exact-evm-request';
+
+/** Blocks searched backwards for the `AuthorizationUsed` log when no transaction hash is known. */
+export const DEFAULT_RECONCILE_LOOKBACK_BLOCKS = 50_000n;
+
+export interface ReconcileExactEvmPaymentParameters {
+  /** Any viem client with a transport to the payment's network. */
+  client: Client<Transport, Chain | undefined>;
+  payload: PaymentPayload | PaymentPayloadV1;
+  requirements: PaymentRequirements | PaymentRequirementsV1;
+  /** Hash of a settlement transaction already broadcast (from `settlement_pending`). */
+  transaction?: string | undefined;
+  /** Unix seconds. */
+  now: number;
+  /** How far back to look for the authorization's logs. Default {@link DEFAULT_RECONCILE_LOOKBACK_BLOCKS}. */
+  lookbackBlocks?: bigint | undefined;
+}
+export type ReconcileExactEvmPaymentReturnType = ReconcileResult;
+
+/**
+ * Finds out on chain what happened to a payment whose settlement outcome is unknown. Reads
+ * `authorizationState(from, nonce)`: when the authorization was used, returns the settlement
+ * receipt of the transaction that used it (the known transaction, or the one found through the
+ * `AuthorizationUsed` and `Transfer` logs); when it was not used, `unsettled` while it is still
+ * valid and `expired` after `validBefore`. A known transaction still waiting in the mempool gives
+ * `unknown`, so the caller does not broadcast a second one.
+ *
+ * @example
+ * const result = await reconcileExactEvmPayment({ client, payload, requirements, transaction, now });
+ */
+export async function reconcileExactEvmPayment(
+  parameters: ReconcileExactEvmPaymentParameters,
+): Promise<ReconcileExactEvmPaymentReturnType> {
+  const { client, payload, requirements, transaction, now } = parameters;
+  const lookback = parameters.lookbackBlocks ?? DEFAULT_RECONCILE_LOOKBACK_BLOCKS;
+  const checked = checkRequest(toExactEvmRequest(payload, requirements));
+  if (!checked.ok) return { status: 'unknown', message: `${checked.reason}: ${checked.message}` };
+  const request = checked.request;
+  const { from, nonce } = request.payload.authorization;
+  try {
+    if (transaction && /^0x[0-9a-fA-F]{64}$/.test(transaction)) {
+      const receipt = await getTransactionReceipt(client, { hash: transaction as Hash }).catch(
+        () => undefined,
+      );
+      if (receipt && receiptSettles(receipt, request)) return settled(request, receipt.transactionHash);
+    }
+    const used = await readContract(client, {
+      address: request.assetAddress,
+      abi: eip3009Abi,
+      functionName: 'authorizationState',
+      args: [from, nonce],
+    });
+    if (!used) {
+      if (transaction && /^0x[0-9a-fA-F]{64}$/.test(transaction)) {
+        const pending = await getTransaction(client, { hash: transaction as Hash }).catch(() => undefined);
+        if (pending && pending.blockNumber === null) {
+          return { status: 'unknown', message: `transaction ${transaction} is broadcast but not mined yet` };
+        }
+      }
+      return BigInt(request.payload.authorization.validBefore) > BigInt(Math.floor(now))
+        ? { status: 'unsettled' }
+        : { status: 'expired' };
+    }
+    const latest = await getBlockNumber(client, { cacheTime: 0 });
+    const logs = await getLogs(client, {
+      address: request.assetAddress,
+      event: eip3009Abi[6],
+      args: { authorizer: from, nonce },
+      fromBlock: latest > lookback ? latest - lookback : 0n,
+      toBlock: latest,
+    });
+    for (const log of logs) {
+      if (!log.transactionHash) continue;
+      const receipt = await getTransactionReceipt(client, { hash: log.transactionHash });
+      if (receiptSettles(receipt, request)) return settled(request, receipt.transactionHash);
+    }
+    return {
+      status: 'unknown',
+      message: `authorization ${nonce} of ${from} is used, but no matching Transfer was found in the last ${lookback} blocks`,
+    };
+  } catch (error) {
+    return { status: 'unknown', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** A successful receipt that used this authorization and carries Transfer(from, to, value). */
+function receiptSettles(receipt: TransactionReceipt, request: CheckedExactEvmRequest): boolean {
+  if (receipt.status !== 'success') return false;
+  const { from, to, value, nonce } = request.payload.authorization;
+  const tokenLogs = receipt.logs.filter((log) => isAddressEqual(log.address, request.assetAddress));
+  const events = parseEventLogs({ abi: eip3009Abi, logs: tokenLogs });
+  const used = events.some(
+    (event) =>
+      event.eventName === 'AuthorizationUsed' &&
+      isAddressEqual(event.args.authorizer, from) &&
+      event.args.nonce.toLowerCase() === nonce.toLowerCase(),
+  );
+  return used && hasTransfer(events, from, to, BigInt(value));
+}
+
+function hasTransfer(
+  events: ReturnType<typeof parseEventLogs<typeof eip3009Abi>>,
+  from: Address,
+  to: Address,
+  value: bigint,
+): boolean {
+  return events.some(
+    (event) =>
+      event.eventName === 'Transfer' &&
+      isAddressEqual(event.args.from, from) &&
+      isAddressEqual(event.args.to, to) &&
+      event.args.value === value,
+  );
+}
+
+function settled(request: CheckedExactEvmRequest, transaction: string): ReconcileResult {
+  const receipt: SettleResponse = {
+    success: true,
+    transaction,
+    network: request.wireNetwork,
+    payer: request.payload.authorization.from,
+    amount: request.payload.authorization.value,
+  };
+  return { status: 'settled', receipt };
+}

@@ -1,0 +1,115 @@
+import type { ReconcileInput, SchemeServer } from '@tollbooth/core';
+import type { Chain, Client, Transport } from 'viem';
+import { defineAsset, type EvmAsset } from '../assets/define-asset';
+import { EXACT_SCHEME } from '../constants';
+import { EvmErrorCode, EvmSchemeError } from '../errors';
+import { reconcileExactEvmPayment } from '../reconcile/reconcile-exact-evm-payment';
+import type { RecoveryBackend } from '../signature/recovery-backends';
+import { getChainId } from '../utils/get-chain-id';
+import { preVerifyExactEvmPayment } from './pre-verify-exact-evm-payment';
+import { resolveExactEvmPrice } from './resolve-exact-evm-price';
+
+type AnyClient = Client<Transport, Chain | undefined>;
+
+export interface CreateExactEvmSchemeParameters {
+  /** Extra assets (custom chains, devnet tokens), searched before the Base and Base Sepolia USDC defaults. */
+  assets?: readonly EvmAsset[] | undefined;
+  /**
+   * Chain access for reconciling uncertain settlements: one viem client (used for the network of
+   * its `chain`, or for every network when it has none) or a client per CAIP-2 network. Without it
+   * the scheme has no `reconcile`.
+   */
+  publicClient?: AnyClient | Readonly<Record<string, AnyClient>> | undefined;
+  /** Blocks searched backwards for a used authorization's logs. Default 50 000. */
+  reconcileLookbackBlocks?: bigint | number | undefined;
+  /** Force the signature recovery backend. Default: native libsecp256k1 when it loads, else @noble/curves. */
+  recoveryBackend?: RecoveryBackend | undefined;
+}
+export type CreateExactEvmSchemeReturnType = SchemeServer;
+export type CreateExactEvmSchemeErrorType = EvmSchemeError;
+
+function isClient(value: unknown): value is AnyClient {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { request?: unknown }).request === 'function'
+  );
+}
+
+/**
+ * The server side of scheme `exact` on `eip155:*` networks (EIP-3009 tokens such as USDC), for
+ * `@tollbooth/core`'s gate: resolves prices, pre-verifies payments locally and reconciles
+ * uncertain settlements on chain.
+ *
+ * @throws {EvmSchemeError} `invalid_config`, listing every problem at once.
+ * @example
+ * const scheme = createExactEvmScheme({ publicClient: createPublicClient({ chain: base, transport: http() }) });
+ * scheme.resolvePrice('$0.01', 'eip155:8453'); // { amount: '10000', asset: '0x8335…', extra: { name: 'USD Coin', version: '2' } }
+ */
+export function createExactEvmScheme(
+  parameters: CreateExactEvmSchemeParameters = {},
+): CreateExactEvmSchemeReturnType {
+  const problems: string[] = [];
+  const assets: EvmAsset[] = [];
+  for (const [index, asset] of (parameters.assets ?? []).entries()) {
+    try {
+      assets.push(defineAsset(asset));
+    } catch (error) {
+      problems.push(
+        `assets[${index}]: ${error instanceof EvmSchemeError ? error.problems.join('; ') : String(error)}`,
+      );
+    }
+  }
+  const { publicClient, recoveryBackend } = parameters;
+  const clients = new Map<string, AnyClient>();
+  let anyNetworkClient: AnyClient | undefined;
+  if (publicClient !== undefined) {
+    if (isClient(publicClient)) {
+      if (publicClient.chain) clients.set(`eip155:${publicClient.chain.id}`, publicClient);
+      else anyNetworkClient = publicClient;
+    } else if (typeof publicClient === 'object' && publicClient !== null) {
+      for (const [network, client] of Object.entries(publicClient)) {
+        if (getChainId(network) === undefined)
+          problems.push(`publicClient: "${network}" is not an eip155 network`);
+        else if (!isClient(client)) problems.push(`publicClient["${network}"] is not a viem client`);
+        else clients.set(network, client);
+      }
+    } else problems.push('publicClient must be a viem client or a record of clients by network');
+  }
+  const lookback = parameters.reconcileLookbackBlocks;
+  if (lookback !== undefined && !(BigInt(lookback) >= 0n))
+    problems.push('reconcileLookbackBlocks must be ≥ 0');
+  if (recoveryBackend !== undefined && recoveryBackend !== 'native' && recoveryBackend !== 'noble')
+    problems.push(`recoveryBackend must be "native" or "noble", got "${String(recoveryBackend)}"`);
+  if (problems.length > 0) {
+    throw new EvmSchemeError(
+      EvmErrorCode.invalidOptions,
+      `Invalid exact EVM scheme options: ${problems.join('; ')}`,
+      problems,
+    );
+  }
+
+  const scheme: SchemeServer = {
+    scheme: EXACT_SCHEME,
+    supportsNetwork: (network) => getChainId(network) !== undefined,
+    resolvePrice: (price, network) => resolveExactEvmPrice({ price, network, assets }),
+    preVerify: (payload, requirements, now) =>
+      preVerifyExactEvmPayment({ payload, requirements, now, backend: recoveryBackend }),
+  };
+  if (clients.size > 0 || anyNetworkClient) {
+    scheme.reconcile = async (input: ReconcileInput) => {
+      const client = clients.get(input.requirements.network) ?? anyNetworkClient;
+      if (!client)
+        return { status: 'unknown', message: `no client configured for ${input.requirements.network}` };
+      return reconcileExactEvmPayment({
+        client,
+        payload: input.payload,
+        requirements: input.requirements,
+        transaction: input.transaction,
+        now: input.now,
+        lookbackBlocks: lookback === undefined ? undefined : BigInt(lookback),
+      });
+    };
+  }
+  return scheme;
+}
