@@ -134,7 +134,11 @@ export const ERROR_CODES = {
     retryable: true,
     meaning: 'A facilitator call failed (timeout, network, 5xx or an answer that does not parse).',
   },
-  internal_error: { status: 500, retryable: true, meaning: 'An unexpected error inside Tollbooth.' },
+  internal_error: {
+    status: 503,
+    retryable: true,
+    meaning: 'An unexpected failure inside Tollbooth; answered 503 (fail closed), never 500.',
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

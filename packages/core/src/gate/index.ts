@@ -1,1 +1,3 @@
+export * from './create-payment-gate';
+export * from './match-requirements';
 export type * from './types';

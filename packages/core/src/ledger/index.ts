@@ -1,1 +1,2 @@
+export * from './settlement-ledger';
 export * from './types';

@@ -1,0 +1,435 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { TollboothError } from '../errors/tollbooth-error';
+import { createMemoryLedgerStore } from '../ledger/memory/index';
+import type { LedgerStore } from '../ledger/types';
+import { encodeHeader } from '../protocol/codec';
+import type { PaymentPayload, PaymentRequirements } from '../protocol/schemas';
+import type { RoutesConfig } from '../routes/types';
+import {
+  createScriptedFacilitator,
+  type ScriptedFacilitator,
+  TEST_TX,
+} from '../test-support/scripted-facilitator';
+import {
+  buildPayment,
+  createSimpleScheme,
+  type SimpleScheme,
+  TEST_PAY_TO,
+} from '../test-support/simple-scheme';
+import { createPaymentGate, type TollboothGate } from './create-payment-gate';
+import type { GateResponse, Outcome, RequestView } from './types';
+
+const BASE = 'https://api.example.com';
+const network = 'eip155:8453';
+const routes: RoutesConfig = {
+  'GET /paid': { accepts: { network, payTo: TEST_PAY_TO, price: '$0.001', maxTimeoutSeconds: 60 } },
+  'GET /first': {
+    accepts: { network, payTo: TEST_PAY_TO, price: '$0.001', maxTimeoutSeconds: 60 },
+    settle: 'before-handler',
+  },
+  'GET /old': { accepts: { network, payTo: TEST_PAY_TO, price: '$0.01' }, x402Version: 1 },
+  'GET /canonical': { accepts: { network, payTo: TEST_PAY_TO, price: '$0.001' }, canonical: true },
+};
+
+let facilitator: ScriptedFacilitator;
+let scheme: SimpleScheme;
+let store: LedgerStore;
+let gate: TollboothGate;
+let clock: number;
+
+beforeEach(() => {
+  facilitator = createScriptedFacilitator();
+  scheme = createSimpleScheme();
+  store = createMemoryLedgerStore({ purgeIntervalMs: 0 });
+  clock = Date.now();
+  gate = createPaymentGate({
+    routes,
+    schemes: [scheme],
+    facilitator,
+    ledger: store,
+    baseUrl: BASE,
+    now: () => clock,
+    inFlightWaitMs: 300,
+    pollIntervalMs: 20,
+  });
+});
+
+function view(path: string, headers: Record<string, string> = {}, method = 'GET'): RequestView {
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return { method, url: `${BASE}${path}`, header: (name) => lower[name.toLowerCase()] };
+}
+
+function requirementOf(key: string): PaymentRequirements {
+  return gate.routes.get(key)!.requirements[0]!;
+}
+
+function pay(payment: PaymentPayload, path = '/paid', header = 'PAYMENT-SIGNATURE'): RequestView {
+  return view(path, { [header]: encodeHeader(payment) });
+}
+
+const json = (response: GateResponse) => JSON.parse(Buffer.from(response.body).toString('utf8'));
+
+async function run(
+  request: RequestView,
+  status = 200,
+): Promise<{ outcome: Outcome; response?: GateResponse; handlerRuns: number }> {
+  const outcome = await gate.handle(request);
+  if (outcome.kind === 'respond' || outcome.kind === 'replay')
+    return { outcome, response: outcome.response, handlerRuns: 0 };
+  if (outcome.kind === 'pass') return { outcome, handlerRuns: 0 };
+  const body = Buffer.from(JSON.stringify({ ok: true, at: Math.random() }));
+  const response = await gate.finish(outcome.payment, {
+    status,
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  return { outcome, response, handlerRuns: 1 };
+}
+
+describe('createPaymentGate', () => {
+  it('passes free routes and preflights untouched', async () => {
+    expect((await gate.handle(view('/free'))).kind).toBe('pass');
+    expect((await gate.handle(view('/paid', {}, 'OPTIONS'))).kind).toBe('pass');
+  });
+
+  it('answers 402 with the challenge in the header and the same object as body', async () => {
+    const { response } = await run(view('/paid'));
+    expect(response!.status).toBe(402);
+    const header = JSON.parse(Buffer.from(response!.headers['payment-required']!, 'base64').toString('utf8'));
+    expect(json(response!)).toEqual(header);
+    expect(header).toMatchObject({
+      x402Version: 2,
+      error: 'payment_required',
+      resource: { url: `${BASE}/paid` },
+    });
+    expect(response!.headers['access-control-expose-headers']).toContain('PAYMENT-RESPONSE');
+    expect(response!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reuses a sane incoming request id and replaces an unsafe one', async () => {
+    const good = await run(view('/paid', { 'x-request-id': 'req-123' }));
+    expect(good.response!.headers['x-request-id']).toBe('req-123');
+    const bad = await run(view('/paid', { 'x-request-id': 'a b\r\nc' }));
+    expect(bad.response!.headers['x-request-id']).not.toBe('a b\r\nc');
+  });
+
+  it('settles after the handler and answers with the receipt', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const { response, handlerRuns } = await run(pay(payment));
+    expect(handlerRuns).toBe(1);
+    expect(response!.status).toBe(200);
+    const receipt = JSON.parse(
+      Buffer.from(response!.headers['payment-response']!, 'base64').toString('utf8'),
+    );
+    expect(receipt).toMatchObject({ success: true, transaction: TEST_TX, network });
+    const [entry] = await store.query({});
+    expect(entry).toMatchObject({ state: 'settled', transaction: TEST_TX, resource: `${BASE}/paid` });
+    expect(Buffer.from(entry!.response!.body).equals(Buffer.from(response!.body))).toBe(true);
+  });
+
+  it.each([
+    ['invalid', 'payment_signature_invalid'],
+    ['insufficient', 'payment_insufficient_funds'],
+  ] as const)('answers 402 and releases the claim when verify says %s', async (script, code) => {
+    facilitator.verifyScript = script;
+    const { response } = await run(pay(buildPayment(requirementOf('GET /paid'))));
+    expect(response!.status).toBe(402);
+    expect(json(response!).error).toBe(code);
+    expect(response!.headers['payment-required']).toBeDefined();
+    expect(await store.query({})).toHaveLength(0);
+    expect(facilitator.calls.settle).toBe(0);
+  });
+
+  it.each(['timeout', '5xx', 'garbage'] as const)(
+    'answers 503 and releases the claim when verify has no answer (%s)',
+    async (script) => {
+      facilitator.verifyScript = script;
+      const { response, handlerRuns } = await run(pay(buildPayment(requirementOf('GET /paid'))));
+      expect(handlerRuns).toBe(0);
+      expect(response!.status).toBe(503);
+      expect(json(response!).error).toMatchObject({ code: 'facilitator_unavailable', retryable: true });
+      expect(response!.headers['payment-required']).toBeUndefined();
+      expect(await store.query({})).toHaveLength(0);
+    },
+  );
+
+  it.each(['timeout', '5xx', 'garbage', 'pending'] as const)(
+    'answers 502 with the retry instruction when settlement is uncertain (%s)',
+    async (script) => {
+      facilitator.settleScript = script;
+      const { response } = await run(pay(buildPayment(requirementOf('GET /paid'))));
+      expect(response!.status).toBe(502);
+      expect(json(response!)).toEqual({
+        error: {
+          code: 'settlement_uncertain',
+          message: expect.any(String),
+          request_id: response!.headers['x-request-id'],
+          retryable: true,
+          retry: { instruction: 'retry_exact_payment_payload' },
+        },
+      });
+      const [entry] = await store.query({});
+      expect(entry!.state).toBe('uncertain');
+      expect(entry!.response?.status).toBe(200);
+      if (script === 'pending') expect(entry!.transaction).toBe(TEST_TX);
+    },
+  );
+
+  it('answers 402 with a failed PAYMENT-RESPONSE when settlement is refused, and the stored reason on retry', async () => {
+    facilitator.settleScript = 'failure';
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const { response } = await run(pay(payment));
+    expect(response!.status).toBe(402);
+    expect(json(response!).error).toBe('payment_insufficient_funds');
+    const receipt = JSON.parse(Buffer.from(response!.headers['payment-response']!, 'base64').toString());
+    expect(receipt).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance' });
+    expect((await store.query({}))[0]!.state).toBe('rejected');
+    const again = await run(pay(payment));
+    expect(again.response!.status).toBe(402);
+    expect(json(again.response!).error).toBe('payment_insufficient_funds');
+    expect(facilitator.calls.settle).toBe(1);
+  });
+
+  it('does not settle and releases the claim when the handler fails', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const { response } = await run(pay(payment), 500);
+    expect(response!.status).toBe(500);
+    expect(response!.headers['payment-response']).toBeUndefined();
+    expect(facilitator.calls.settle).toBe(0);
+    expect(await store.query({})).toHaveLength(0);
+  });
+
+  it('releases the claim when the handler throws', async () => {
+    const outcome = await gate.handle(pay(buildPayment(requirementOf('GET /paid'))));
+    expect(outcome.kind).toBe('proceed');
+    if (outcome.kind === 'proceed') await gate.release(outcome.payment);
+    expect(await store.query({})).toHaveLength(0);
+  });
+
+  it('replays the stored response byte for byte within the replay window, without settling again', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const first = await run(pay(payment));
+    const second = await run(pay(payment));
+    expect(second.outcome.kind).toBe('replay');
+    expect(second.response!.status).toBe(200);
+    expect(Buffer.from(second.response!.body).equals(Buffer.from(first.response!.body))).toBe(true);
+    expect(second.response!.headers).toEqual(first.response!.headers);
+    expect(facilitator.calls.settle).toBe(1);
+  });
+
+  it('answers payment_already_used outside the replay window and for another resource', async () => {
+    const requirement = requirementOf('GET /paid');
+    const payment = buildPayment(requirement, { now: Math.floor(clock / 1000) });
+    await run(pay(payment));
+    const other = await gate.handle(
+      view('/first', {
+        'payment-signature': encodeHeader(
+          buildPayment(requirementOf('GET /first'), {
+            authorization: (payment.payload as { authorization: Record<string, string> }).authorization,
+          }),
+        ),
+      }),
+    );
+    expect(other.kind).toBe('respond');
+    if (other.kind === 'respond') expect(json(other.response).error).toBe('payment_already_used');
+    clock += 61_000;
+    // The authorization itself has expired now, so move the pre-check clock only for the ledger check.
+    const late = await createPaymentGate({
+      routes,
+      schemes: [{ ...scheme, preVerify: (p, r) => scheme.preVerify(p, r, Math.floor(clock / 1000) - 120) }],
+      facilitator,
+      ledger: store,
+      baseUrl: BASE,
+      now: () => clock,
+    }).handle(pay(payment));
+    expect(late.kind).toBe('respond');
+    if (late.kind === 'respond') expect(json(late.response).error).toBe('payment_already_used');
+  });
+
+  it('runs the handler once for ten concurrent requests with one payload', async () => {
+    facilitator.delayMs = 20;
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const results = await Promise.all(Array.from({ length: 10 }, () => run(pay(payment))));
+    expect(results.reduce((n, r) => n + r.handlerRuns, 0)).toBe(1);
+    expect(results.map((r) => r.response!.status)).toEqual(Array(10).fill(200));
+    const bodies = new Set(results.map((r) => Buffer.from(r.response!.body).toString()));
+    expect(bodies.size).toBe(1);
+    expect(facilitator.calls.settle).toBe(1);
+    expect(facilitator.calls.verify).toBe(1);
+  });
+
+  it('answers 409 payment_in_progress when another instance holds the payment past the wait bound', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const outcome = await gate.handle(pay(payment));
+    expect(outcome.kind).toBe('proceed');
+    const other = createPaymentGate({
+      routes,
+      schemes: [scheme],
+      facilitator,
+      ledger: store,
+      baseUrl: BASE,
+      inFlightWaitMs: 100,
+      pollIntervalMs: 20,
+    });
+    const answer = await other.handle(pay(payment));
+    expect(answer.kind).toBe('respond');
+    if (answer.kind === 'respond') {
+      expect(answer.response.status).toBe(409);
+      expect(json(answer.response).error).toMatchObject({ code: 'payment_in_progress', retryable: true });
+    }
+  });
+
+  it('lets another instance answer from the shared store once the first settles', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const outcome = await gate.handle(pay(payment));
+    const other = createPaymentGate({
+      routes,
+      schemes: [scheme],
+      facilitator,
+      ledger: store,
+      baseUrl: BASE,
+      pollIntervalMs: 10,
+    });
+    const waiting = other.handle(pay(payment));
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    const sent = await gate.finish(outcome.payment, {
+      status: 200,
+      headers: {},
+      body: Buffer.from('{"a":1}'),
+    });
+    const answer = await waiting;
+    expect(answer.kind).toBe('replay');
+    if (answer.kind === 'replay')
+      expect(Buffer.from(answer.response.body).toString()).toBe(Buffer.from(sent.body).toString());
+  });
+
+  describe('reconciliation of an uncertain settlement', () => {
+    async function uncertainPayment() {
+      facilitator.settleScript = 'timeout';
+      const payment = buildPayment(requirementOf('GET /paid'));
+      const first = await run(pay(payment));
+      expect(first.response!.status).toBe(502);
+      facilitator.settleScript = 'success';
+      return payment;
+    }
+
+    it('sends the stored response when the chain says it settled', async () => {
+      const payment = await uncertainPayment();
+      scheme.reconcileAnswer = {
+        status: 'settled',
+        receipt: { success: true, transaction: TEST_TX, network },
+      };
+      const { outcome, response } = await run(pay(payment));
+      expect(outcome.kind).toBe('replay');
+      expect(response!.status).toBe(200);
+      expect(response!.headers['payment-response']).toBeDefined();
+      expect(facilitator.calls.settle).toBe(1);
+      expect((await store.query({}))[0]!.state).toBe('settled');
+    });
+
+    it('settles again when unsettled and still valid', async () => {
+      const payment = await uncertainPayment();
+      scheme.reconcileAnswer = { status: 'unsettled' };
+      const { response, handlerRuns } = await run(pay(payment));
+      expect(handlerRuns).toBe(0);
+      expect(response!.status).toBe(200);
+      expect(facilitator.calls.settle).toBe(2);
+      expect((await store.query({}))[0]!.state).toBe('settled');
+    });
+
+    it('answers payment_expired when it expired unused', async () => {
+      const payment = await uncertainPayment();
+      scheme.reconcileAnswer = { status: 'expired' };
+      const { response } = await run(pay(payment));
+      expect(response!.status).toBe(402);
+      expect(json(response!).error).toBe('payment_expired');
+      expect((await store.query({}))[0]!.state).toBe('rejected');
+    });
+
+    it('stays 502 while the chain cannot tell', async () => {
+      const payment = await uncertainPayment();
+      const { response } = await run(pay(payment));
+      expect(response!.status).toBe(502);
+      expect(scheme.reconcileCalls).toBe(1);
+      expect((await store.query({}))[0]!.state).toBe('uncertain');
+    });
+  });
+
+  it('settles before the handler on a before-handler route', async () => {
+    const payment = buildPayment(requirementOf('GET /first'));
+    const outcome = await gate.handle(pay(payment, '/first'));
+    expect(outcome.kind).toBe('proceed');
+    expect(facilitator.calls.settle).toBe(1);
+    if (outcome.kind !== 'proceed') return;
+    expect(outcome.payment.settlement?.success).toBe(true);
+    const response = await gate.finish(outcome.payment, {
+      status: 200,
+      headers: {},
+      body: Buffer.from('{}'),
+    });
+    expect(response.headers['payment-response']).toBeDefined();
+    expect((await store.query({}))[0]).toMatchObject({ state: 'settled', response: { status: 200 } });
+  });
+
+  it('does not run the handler when a before-handler settlement is uncertain', async () => {
+    facilitator.settleScript = '5xx';
+    const outcome = await gate.handle(pay(buildPayment(requirementOf('GET /first')), '/first'));
+    expect(outcome.kind).toBe('respond');
+    if (outcome.kind === 'respond') expect(outcome.response.status).toBe(502);
+  });
+
+  it('accepts a v2 payload in X-PAYMENT and answers in X-PAYMENT-RESPONSE', async () => {
+    const { response } = await run(pay(buildPayment(requirementOf('GET /paid')), '/paid', 'X-PAYMENT'));
+    expect(response!.status).toBe(200);
+    expect(response!.headers['x-payment-response']).toBeDefined();
+    expect(response!.headers['payment-response']).toBeUndefined();
+  });
+
+  it('serves a v1 route with a v1 challenge and a v1 payment', async () => {
+    const challenge = await run(view('/old'));
+    expect(challenge.response!.headers['payment-required']).toBeUndefined();
+    expect(json(challenge.response!)).toMatchObject({
+      x402Version: 1,
+      accepts: [{ network: 'base', maxAmountRequired: '10000' }],
+    });
+    const v2 = buildPayment(requirementOf('GET /old'));
+    const v1 = { x402Version: 1, scheme: 'exact', network: 'base', payload: v2.payload };
+    const { response } = await run(view('/old', { 'x-payment': encodeHeader(v1) }));
+    expect(response!.status).toBe(200);
+    expect(response!.headers['x-payment-response']).toBeDefined();
+  });
+
+  it('rejects a v1 payment on a v2 route with payment_version_mismatch', async () => {
+    const v1 = { x402Version: 1, scheme: 'exact', network: 'base', payload: {} };
+    const { response } = await run(view('/paid', { 'x-payment': encodeHeader(v1) }));
+    expect(json(response!).error).toBe('payment_version_mismatch');
+  });
+
+  it('answers 503 with Retry-After and no challenge while paused, 410 once retired', async () => {
+    gate.routes.setAvailability('GET /paid', 'paused');
+    const paused = await run(view('/paid'));
+    expect(paused.response!.status).toBe(503);
+    expect(paused.response!.headers['retry-after']).toBe('60');
+    expect(paused.response!.headers['payment-required']).toBeUndefined();
+    expect(json(paused.response!).error.code).toBe('resource_paused');
+    gate.routes.setAvailability('GET /paid', 'retired');
+    const retired = await run(view('/paid'));
+    expect(retired.response!.status).toBe(410);
+    expect(json(retired.response!).error.code).toBe('resource_retired');
+  });
+
+  it.each(['/canonical?x=1', '/canonical?', '/canonical/', '/CANONICAL', '//canonical'])(
+    'answers 400 to the non-canonical request %s',
+    async (path) => {
+      const { response } = await run(view(path));
+      expect(response!.status).toBe(400);
+      expect(json(response!).error.code).toBe('non_canonical_request');
+    },
+  );
+
+  it('rejects invalid options, all at once', () => {
+    expect(() =>
+      createPaymentGate({ routes, schemes: [], facilitator: undefined as never, inFlightWaitMs: -1 }),
+    ).toThrow(TollboothError);
+  });
+});

@@ -1,0 +1,780 @@
+import { randomUUID } from 'node:crypto';
+import { type ErrorCode, httpStatusOf, isErrorCode } from '../errors/codes';
+import { buildErrorBody } from '../errors/error-body';
+import { TollboothError } from '../errors/tollbooth-error';
+import type { FacilitatorClient } from '../facilitator/types';
+import { createMemoryLedgerStore } from '../ledger/memory/index';
+import { SettlementLedger, toStoredResponse } from '../ledger/settlement-ledger';
+import type { LedgerEntry, LedgerStore, StoredResponse } from '../ledger/types';
+import { DEFAULT_MAX_PAYMENT_HEADER_BYTES, decodePaymentHeader, encodeHeader } from '../protocol/codec';
+import type {
+  PaymentPayload,
+  PaymentPayloadV1,
+  PaymentRequirements,
+  PaymentRequirementsV1,
+  SettleResponse,
+} from '../protocol/schemas';
+import { V1_NETWORKS } from '../protocol/schemas';
+import {
+  type CompiledRoute,
+  compileRoutes,
+  type RouteMatch,
+  type RouteTable,
+} from '../routes/compile-routes';
+import type { RoutesConfig } from '../routes/types';
+import type { SchemeServer } from '../scheme';
+import { codeForReason, findRequirement } from './match-requirements';
+import type {
+  GateHooks,
+  GateResponse,
+  HandlerResponse,
+  Outcome,
+  PaidRequest,
+  PaymentGate,
+  RequestView,
+} from './types';
+
+/** A pino-compatible logger; the gate only warns and reports errors. */
+export interface GateLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface PaymentGateOptions {
+  /** The paid routes: a config (compiled here) or a table from `compileRoutes`. */
+  routes: RoutesConfig | RouteTable;
+  /** Scheme servers: resolve prices, pre-verify payloads, reconcile uncertain settlements. */
+  schemes: readonly SchemeServer[];
+  facilitator: FacilitatorClient;
+  /** Settlement ledger store. Default: a new in-memory store (one process only). */
+  ledger?: LedgerStore;
+  /** Public origin of the API, used for resource URLs and canonical rules (when `routes` is a config). */
+  baseUrl?: string;
+  /** Longest payment header accepted, characters. Default 16 KiB. */
+  maxPaymentHeaderBytes?: number;
+  /** How long a duplicate waits for a payment in flight on another instance before 409, ms. Default 10 000. */
+  inFlightWaitMs?: number;
+  /** Poll interval of that wait, ms. Default 100. */
+  pollIntervalMs?: number;
+  /** How long a claim holds before another instance may take it over, ms. Default 300 000. */
+  leaseMs?: number;
+  /** How long entries are kept after their authorization expired, ms. Default 86 400 000. */
+  retentionMs?: number;
+  /** Identifies this process in ledger owners. Default: random. */
+  instanceId?: string;
+  hooks?: GateHooks;
+  logger?: GateLogger;
+  /** Epoch ms clock (tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+export const PAYMENT_GATE_DEFAULTS = {
+  maxPaymentHeaderBytes: DEFAULT_MAX_PAYMENT_HEADER_BYTES,
+  inFlightWaitMs: 10_000,
+  pollIntervalMs: 100,
+  leaseMs: 300_000,
+  retentionMs: 86_400_000,
+} as const;
+
+/** Headers a browser client must be able to read. */
+export const EXPOSED_PAYMENT_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
+
+/** The gate, plus what adapters and discovery need to see. */
+export interface TollboothGate extends PaymentGate {
+  readonly routes: RouteTable;
+  readonly ledger: LedgerStore;
+}
+
+/** Per-payment state the gate keeps between `handle` and `finish`. */
+interface PaymentContext {
+  match: RouteMatch;
+  route: CompiledRoute;
+  scheme: SchemeServer;
+  /** The payload in v2 form and the server's v2 requirement (for pre-verify and reconcile). */
+  v2Payload: PaymentPayload;
+  v2Requirement: PaymentRequirements;
+  /** What the facilitator gets (v1 forms for a v1 route). */
+  wirePayload: PaymentPayload | PaymentPayloadV1;
+  wireRequirement: PaymentRequirements | PaymentRequirementsV1;
+  receiptHeader: 'payment-response' | 'x-payment-response';
+  requestId: string;
+  entry: Pick<LedgerEntry, 'id' | 'owner'>;
+  validBefore: number;
+  endFlight: () => void;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const JSON_TYPE = 'application/json';
+const V1_NAMES: Record<string, string> = Object.fromEntries(
+  Object.entries(V1_NETWORKS).map(([k, v]) => [v, k]),
+);
+const RETRY = Symbol('retry');
+type Retry = typeof RETRY;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function mergeExpose(existing: string | undefined): string {
+  if (!existing) return EXPOSED_PAYMENT_HEADERS;
+  const names = existing.split(',').map((s) => s.trim().toLowerCase());
+  const missing = EXPOSED_PAYMENT_HEADERS.split(', ').filter((h) => !names.includes(h.toLowerCase()));
+  return missing.length === 0 ? existing : `${existing}, ${missing.join(', ')}`;
+}
+
+/**
+ * Creates the framework-neutral payment gate (DESIGN.md section 3): availability, canonical
+ * rule, 402 challenges, decoding and matching of payments, scheme pre-verification, the
+ * settlement ledger, verify, settle and every outcome. Adapters only translate.
+ *
+ * @throws TollboothError `invalid_config` listing every problem.
+ * @example
+ * const gate = createPaymentGate({
+ *   routes: { 'GET /api/v1/fees/now': { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } } },
+ *   schemes: [exactEvmScheme],
+ *   facilitator: createHttpFacilitatorClient({ url: 'https://x402.org/facilitator' }),
+ * });
+ */
+export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
+  const problems: string[] = [];
+  if (!options || typeof options !== 'object')
+    throw new TollboothError('invalid_config', 'options are required');
+  if (!options.facilitator) problems.push('facilitator is required');
+  if (!Array.isArray(options.schemes) || options.schemes.length === 0)
+    problems.push('schemes needs at least one scheme');
+  const settings = { ...PAYMENT_GATE_DEFAULTS };
+  for (const key of Object.keys(PAYMENT_GATE_DEFAULTS) as Array<keyof typeof PAYMENT_GATE_DEFAULTS>) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (!Number.isFinite(value) || value < 0) problems.push(`${key} must be a non-negative number`);
+    else (settings as Record<string, number>)[key] = value;
+  }
+  if (problems.length > 0) {
+    throw new TollboothError('invalid_config', `invalid payment gate options:\n- ${problems.join('\n- ')}`, {
+      details: { problems },
+    });
+  }
+  const table: RouteTable =
+    typeof (options.routes as RouteTable).match === 'function'
+      ? (options.routes as RouteTable)
+      : compileRoutes(options.routes as RoutesConfig, {
+          schemes: options.schemes,
+          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        });
+  const store = options.ledger ?? createMemoryLedgerStore();
+  const now = options.now ?? Date.now;
+  const ledger = new SettlementLedger({
+    store,
+    instanceId: options.instanceId ?? randomUUID().slice(0, 8),
+    leaseMs: settings.leaseMs,
+    retentionMs: settings.retentionMs,
+    now,
+  });
+  const facilitator = options.facilitator;
+  const hooks = options.hooks ?? {};
+  const logger = options.logger;
+  const contexts = new WeakMap<PaidRequest, PaymentContext>();
+
+  // -- responses ---------------------------------------------------------------------------
+
+  function baseHeaders(requestId: string): Record<string, string> {
+    return {
+      'content-type': JSON_TYPE,
+      'cache-control': 'no-store',
+      'x-request-id': requestId,
+      'access-control-expose-headers': EXPOSED_PAYMENT_HEADERS,
+    };
+  }
+
+  function errorResponse(
+    code: ErrorCode,
+    requestId: string,
+    message?: string,
+    extraHeaders: Record<string, string> = {},
+  ): GateResponse {
+    const retryExactPayload = code === 'settlement_uncertain' || code === 'payment_in_progress';
+    const body = buildErrorBody({ code, requestId, retryExactPayload, ...(message ? { message } : {}) });
+    const status = httpStatusOf(code);
+    return {
+      status,
+      headers: { ...baseHeaders(requestId), ...extraHeaders },
+      body: Buffer.from(JSON.stringify(body), 'utf8'),
+    };
+  }
+
+  function challengeResponse(
+    match: RouteMatch,
+    requestId: string,
+    code: ErrorCode,
+    extraHeaders: Record<string, string> = {},
+  ): GateResponse {
+    const challenge = match.route.challenge(match.resourceUrl, code);
+    const headers = baseHeaders(requestId);
+    if (challenge.header !== undefined) headers['payment-required'] = challenge.header;
+    return { status: 402, headers: { ...headers, ...extraHeaders }, body: challenge.body };
+  }
+
+  function reject(
+    match: RouteMatch,
+    requestId: string,
+    code: ErrorCode,
+    message: string,
+    extra?: Record<string, string>,
+  ) {
+    safeHook(() => hooks.onRejected?.(requestId, code, message));
+    return { kind: 'respond', response: challengeResponse(match, requestId, code, extra) } as const;
+  }
+
+  function safeHook(fn: () => unknown): void {
+    try {
+      const result = fn();
+      if (result instanceof Promise)
+        result.catch((error) => logger?.warn({ err: error }, 'gate hook failed'));
+    } catch (error) {
+      logger?.warn({ err: error }, 'gate hook failed');
+    }
+  }
+
+  function respond(response: GateResponse): Outcome {
+    return { kind: 'respond', response };
+  }
+
+  function withReceipt(
+    response: StoredResponse,
+    ctx: Pick<PaymentContext, 'receiptHeader'>,
+    receipt: SettleResponse,
+  ): StoredResponse {
+    return {
+      status: response.status,
+      headers: {
+        ...response.headers,
+        [ctx.receiptHeader]: encodeHeader(receipt),
+        'access-control-expose-headers': mergeExpose(response.headers['access-control-expose-headers']),
+      },
+      body: response.body,
+    };
+  }
+
+  // -- handle ------------------------------------------------------------------------------
+
+  async function handle(request: RequestView): Promise<Outcome> {
+    const method = request.method.toUpperCase();
+    if (method === 'OPTIONS') return { kind: 'pass' };
+    const match = table.match(method, request.url);
+    if (!match) return { kind: 'pass' };
+    const incomingId = request.header('x-request-id');
+    const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const route = match.route;
+
+    if (route.availability === 'paused') {
+      return respond(
+        errorResponse('resource_paused', requestId, undefined, {
+          'retry-after': String(route.retryAfterSeconds),
+        }),
+      );
+    }
+    if (route.availability === 'retired') return respond(errorResponse('resource_retired', requestId));
+    if (route.canonical && !isCanonical(match, route)) {
+      return respond(
+        errorResponse(
+          'non_canonical_request',
+          requestId,
+          `only the canonical URL ${route.canonical.baseUrl}${route.path} is accepted${route.canonical.allowQuery ? '' : ', without a query string'}`,
+        ),
+      );
+    }
+
+    const signature = request.header('payment-signature');
+    const legacy = signature === undefined ? request.header('x-payment') : undefined;
+    const value = signature ?? legacy;
+    if (value === undefined) return respond(challengeResponse(match, requestId, 'payment_required'));
+    const headerName = signature !== undefined ? 'payment-signature' : 'x-payment';
+
+    try {
+      return await handlePayment(match, requestId, value, headerName);
+    } catch (error) {
+      // Nothing a client sends may produce a 500; an unexpected failure answers 503 (fail closed).
+      logger?.error({ err: error, requestId }, 'payment gate failed');
+      return respond(errorResponse('internal_error', requestId, 'the payment could not be processed'));
+    }
+  }
+
+  function isCanonical(match: RouteMatch, route: CompiledRoute): boolean {
+    const rule = route.canonical!;
+    const base = new URL(rule.baseUrl);
+    const prefix = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
+    if (match.target.rawPath !== `${prefix}${route.path}`) return false;
+    if (match.target.query !== undefined && !rule.allowQuery) return false;
+    return true;
+  }
+
+  async function handlePayment(
+    match: RouteMatch,
+    requestId: string,
+    value: string,
+    headerName: 'payment-signature' | 'x-payment',
+  ): Promise<Outcome> {
+    const route = match.route;
+    let decoded: PaymentPayload | PaymentPayloadV1;
+    try {
+      decoded = decodePaymentHeader(value, { maxBytes: settings.maxPaymentHeaderBytes }) as
+        | PaymentPayload
+        | PaymentPayloadV1;
+    } catch (error) {
+      if (error instanceof TollboothError) return reject(match, requestId, error.code, error.message);
+      throw error;
+    }
+    if (decoded.x402Version !== route.x402Version) {
+      return reject(
+        match,
+        requestId,
+        'payment_version_mismatch',
+        `this route takes x402 version ${route.x402Version}, the payment is version ${decoded.x402Version}`,
+      );
+    }
+
+    let v2Requirement: PaymentRequirements;
+    let v2Payload: PaymentPayload;
+    let wirePayload: PaymentPayload | PaymentPayloadV1;
+    let wireRequirement: PaymentRequirements | PaymentRequirementsV1;
+    if (decoded.x402Version === 2) {
+      const found = findRequirement(route.requirements, decoded.accepted);
+      if ('code' in found)
+        return reject(match, requestId, found.code, 'the payment does not match the route');
+      v2Requirement = found.requirement;
+      v2Payload = decoded;
+      wirePayload = decoded;
+      wireRequirement = found.requirement;
+    } else {
+      const v1 = decoded;
+      const bySchemes = route.requirements.filter((r) => r.scheme === v1.scheme);
+      const found = bySchemes.find((r) => V1_NAMES[r.network] === v1.network);
+      if (!found) {
+        const code = bySchemes.length === 0 ? 'payment_scheme_mismatch' : 'payment_network_mismatch';
+        return reject(match, requestId, code, 'the payment does not match the route');
+      }
+      v2Requirement = found;
+      v2Payload = {
+        x402Version: 2,
+        resource: { url: match.resourceUrl },
+        accepted: found,
+        payload: v1.payload,
+      };
+      wirePayload = v1;
+      const index = route.requirements.indexOf(found);
+      wireRequirement = route.requirementsV1(match.resourceUrl)[index]!;
+    }
+
+    const scheme = options.schemes.find(
+      (s) => s.scheme === v2Requirement.scheme && s.supportsNetwork(v2Requirement.network),
+    );
+    if (!scheme) return reject(match, requestId, 'payment_scheme_mismatch', 'no scheme for this payment');
+    let pre: Awaited<ReturnType<SchemeServer['preVerify']>>;
+    try {
+      pre = await scheme.preVerify(v2Payload, v2Requirement, Math.floor(now() / 1000));
+    } catch (error) {
+      return reject(
+        match,
+        requestId,
+        'payment_invalid',
+        error instanceof Error ? error.message : 'the payment could not be checked',
+      );
+    }
+    if (!pre.ok) return reject(match, requestId, codeForReason(pre.reason, 'payment_invalid'), pre.message);
+
+    const ctx: Omit<PaymentContext, 'endFlight'> = {
+      match,
+      route,
+      scheme,
+      v2Payload,
+      v2Requirement,
+      wirePayload,
+      wireRequirement,
+      receiptHeader: headerName === 'x-payment' ? 'x-payment-response' : 'payment-response',
+      requestId,
+      entry: { id: pre.identity, owner: ledger.owner(requestId) },
+      validBefore: pre.validBefore,
+    };
+    const paid: PaidRequest = {
+      requestId,
+      route: route.key,
+      resource: match.resourceUrl,
+      identity: pre.identity,
+      payer: pre.payer,
+      x402Version: route.x402Version,
+      header: headerName,
+      payload: wirePayload,
+      requirements: wireRequirement,
+    };
+    return acquire(ctx, paid);
+  }
+
+  // -- ledger ------------------------------------------------------------------------------
+
+  async function acquire(base: Omit<PaymentContext, 'endFlight'>, paid: PaidRequest): Promise<Outcome> {
+    const { match, requestId } = base;
+    const id = base.entry.id;
+    let attempts = 0;
+    while (attempts < 8) {
+      const running = ledger.flight(id);
+      if (running) {
+        // Single-flight: wait for this process's request with the same payment, then answer from
+        // the ledger without queueing behind each other when the answer is final.
+        await running;
+        const entry = await store.get(id).catch(() => undefined);
+        if (entry && ((entry.state === 'settled' && entry.response) || entry.state === 'rejected')) {
+          const result = await fromExisting({ ...base, endFlight: () => {} }, paid, entry);
+          if (result !== RETRY) return result;
+        }
+        continue;
+      }
+      attempts++;
+      const endFlight = ledger.startFlight(id);
+      const ctx: PaymentContext = { ...base, endFlight };
+      let claimed: Awaited<ReturnType<LedgerStore['claim']>>;
+      try {
+        claimed = await store.claim(
+          ledger.newEntry({
+            id,
+            owner: ctx.entry.owner,
+            resource: match.resourceUrl,
+            route: match.route.key,
+            network: ctx.v2Requirement.network,
+            payer: paid.payer,
+            payload: ctx.wirePayload,
+            requirements: ctx.wireRequirement,
+            validBefore: ctx.validBefore,
+          }),
+        );
+      } catch (error) {
+        endFlight();
+        logger?.error({ err: error, requestId }, 'ledger claim failed');
+        return respond(errorResponse('ledger_unavailable', requestId));
+      }
+      if (claimed.acquired) return verifyAndProceed(ctx, paid);
+      try {
+        const result = await fromExisting(ctx, paid, claimed.entry);
+        if (result !== RETRY) {
+          // A `proceed` keeps the flight until `finish`/`release`.
+          if (result.kind !== 'proceed') endFlight();
+          return result;
+        }
+      } catch (error) {
+        endFlight();
+        throw error;
+      }
+      endFlight();
+    }
+    return respond(errorResponse('payment_in_progress', requestId));
+  }
+
+  async function verifyAndProceed(ctx: PaymentContext, paid: PaidRequest): Promise<Outcome> {
+    const { match, requestId } = ctx;
+    let verdict: Awaited<ReturnType<FacilitatorClient['verify']>>;
+    try {
+      verdict = await facilitator.verify(ctx.wirePayload, ctx.wireRequirement);
+    } catch (error) {
+      await releaseQuietly(ctx);
+      logger?.warn({ err: error, requestId }, 'facilitator verify failed');
+      return respond(errorResponse('facilitator_unavailable', requestId));
+    }
+    if (!verdict.isValid) {
+      await releaseQuietly(ctx);
+      const reason = verdict.invalidReason ?? 'invalid';
+      return reject(
+        match,
+        requestId,
+        codeForReason(reason, 'payment_verification_failed'),
+        verdict.invalidMessage ?? reason,
+      );
+    }
+    const verified = await ledger.transition(ctx.entry, ['claimed'], { state: 'verified' });
+    if (!verified) {
+      ctx.endFlight();
+      return respond(errorResponse('payment_in_progress', requestId));
+    }
+    contexts.set(paid, ctx);
+    if (ctx.route.settle === 'before-handler') {
+      const settled = await settleNow(ctx, undefined, ['verified']);
+      if (settled.kind !== 'settled') {
+        ctx.endFlight();
+        return respond(settled.response);
+      }
+      paid.settlement = settled.receipt;
+    }
+    return { kind: 'proceed', payment: paid };
+  }
+
+  async function releaseQuietly(ctx: PaymentContext): Promise<void> {
+    try {
+      await ledger.release(ctx.entry);
+    } catch (error) {
+      logger?.warn({ err: error, requestId: ctx.requestId }, 'ledger release failed');
+    } finally {
+      ctx.endFlight();
+    }
+  }
+
+  type SettleResult =
+    | { kind: 'settled'; receipt: SettleResponse; response?: StoredResponse }
+    | { kind: 'failed'; response: GateResponse };
+
+  /**
+   * Settles with the facilitator from a `settling` entry and records the result. `handler` is the
+   * handler's response when it ran already (after-handler, or a re-settle); it is stored before
+   * the facilitator is called so a crash loses nothing.
+   */
+  async function settleNow(
+    ctx: PaymentContext,
+    handler: StoredResponse | undefined,
+    from: readonly LedgerEntry['state'][],
+  ): Promise<SettleResult> {
+    const { requestId } = ctx;
+    const settling = await ledger.transition(ctx.entry, from, {
+      state: 'settling',
+      ...(handler ? { response: handler } : {}),
+    });
+    if (!settling) return { kind: 'failed', response: errorResponse('payment_in_progress', requestId) };
+
+    let receipt: SettleResponse;
+    try {
+      receipt = await facilitator.settle(ctx.wirePayload, ctx.wireRequirement);
+    } catch (error) {
+      logger?.warn({ err: error, requestId }, 'facilitator settle outcome unknown');
+      return uncertain(ctx, error instanceof Error ? error.message : 'settlement outcome unknown');
+    }
+    if (!receipt.success) {
+      if (receipt.errorReason === 'settlement_pending') {
+        return uncertain(ctx, receipt.errorMessage ?? 'settlement pending', receipt.transaction || undefined);
+      }
+      const reason = receipt.errorReason ?? 'settlement_failed';
+      const code = codeForReason(reason, 'payment_settlement_failed');
+      const response = challengeResponse(ctx.match, requestId, code, {
+        [ctx.receiptHeader]: encodeHeader(receipt),
+      });
+      await recordQuietly(ctx, ['settling'], {
+        state: 'rejected',
+        receipt,
+        response,
+        error: { code, message: receipt.errorMessage ?? reason },
+      });
+      safeHook(() => hooks.onRejected?.(requestId, code, reason));
+      return { kind: 'failed', response };
+    }
+    const final = handler ? withReceipt(handler, ctx, receipt) : undefined;
+    await recordQuietly(ctx, ['settling'], {
+      state: 'settled',
+      receipt,
+      ...(receipt.transaction ? { transaction: receipt.transaction } : {}),
+      ...(final ? { response: final } : {}),
+    });
+    return final ? { kind: 'settled', receipt, response: final } : { kind: 'settled', receipt };
+  }
+
+  async function uncertain(
+    ctx: PaymentContext,
+    message: string,
+    transaction?: string,
+  ): Promise<SettleResult> {
+    await recordQuietly(ctx, ['settling'], {
+      state: 'uncertain',
+      error: { code: 'settlement_uncertain', message },
+      ...(transaction ? { transaction } : {}),
+    });
+    return { kind: 'failed', response: errorResponse('settlement_uncertain', ctx.requestId) };
+  }
+
+  async function recordQuietly(
+    ctx: PaymentContext,
+    from: readonly LedgerEntry['state'][],
+    patch: Parameters<SettlementLedger['transition']>[2],
+  ): Promise<void> {
+    try {
+      const updated = await ledger.transition(ctx.entry, from, patch);
+      if (!updated)
+        logger?.error({ requestId: ctx.requestId, state: patch.state }, 'ledger entry changed under us');
+    } catch (error) {
+      logger?.error({ err: error, requestId: ctx.requestId, state: patch.state }, 'ledger update failed');
+    }
+  }
+
+  /** Answers a payment whose identity is already in the ledger. */
+  async function fromExisting(
+    ctx: PaymentContext,
+    paid: PaidRequest,
+    found: LedgerEntry,
+  ): Promise<Outcome | Retry> {
+    const { match, requestId } = ctx;
+    let entry = found;
+    const deadline = now() + settings.inFlightWaitMs;
+    while (ledger.isInFlight(entry)) {
+      if (entry.leaseUntil < now()) {
+        // The owner died (or hung) past its lease.
+        if (entry.state === 'settling') {
+          await store.update(entry.id, { state: ['settling'], owner: entry.owner }, { state: 'uncertain' });
+        } else {
+          await store.remove(entry.id, { state: [entry.state], owner: entry.owner });
+        }
+        return RETRY;
+      }
+      if (now() >= deadline) return respond(errorResponse('payment_in_progress', requestId));
+      await sleep(settings.pollIntervalMs);
+      const next = await store.get(entry.id);
+      if (!next) return RETRY;
+      entry = next;
+    }
+
+    if (entry.resource !== match.resourceUrl) {
+      return reject(match, requestId, 'payment_already_used', 'this payment was made for another resource');
+    }
+    switch (entry.state) {
+      case 'settled': {
+        if (now() >= ledger.replayUntil(entry)) {
+          return reject(
+            match,
+            requestId,
+            'payment_already_used',
+            'the replay window of this payment has ended',
+          );
+        }
+        if (entry.response) return { kind: 'replay', response: entry.response, entry };
+        // Settled before the handler ran (before-handler), but the handler never produced a response.
+        const owned = await store.update(
+          entry.id,
+          { state: ['settled'], owner: entry.owner },
+          { state: 'settled', owner: ctx.entry.owner },
+        );
+        if (!owned) return RETRY;
+        paid.settlement = entry.receipt as SettleResponse;
+        contexts.set(paid, ctx);
+        return { kind: 'proceed', payment: paid };
+      }
+      case 'rejected': {
+        const code =
+          entry.error && isErrorCode(entry.error.code) ? entry.error.code : 'payment_settlement_failed';
+        return reject(match, requestId, code, entry.error?.message ?? 'the payment was rejected');
+      }
+      case 'uncertain':
+        return reconcile(ctx, paid, entry);
+      default:
+        return RETRY;
+    }
+  }
+
+  async function reconcile(
+    ctx: PaymentContext,
+    paid: PaidRequest,
+    entry: LedgerEntry,
+  ): Promise<Outcome | Retry> {
+    const { match, requestId } = ctx;
+    const owned = await store.update(
+      entry.id,
+      { state: ['uncertain'], owner: entry.owner },
+      { state: 'uncertain', owner: ctx.entry.owner, leaseUntil: ledger.leaseUntil() },
+    );
+    if (!owned) return RETRY;
+    const nowSec = Math.floor(now() / 1000);
+    let answer: Awaited<ReturnType<NonNullable<SchemeServer['reconcile']>>>;
+    if (!ctx.scheme.reconcile) answer = { status: 'unknown', message: 'the scheme cannot reconcile' };
+    else {
+      try {
+        answer = await ctx.scheme.reconcile({
+          payload: ctx.v2Payload,
+          requirements: ctx.v2Requirement,
+          ...(entry.transaction ? { transaction: entry.transaction } : {}),
+          now: nowSec,
+        });
+      } catch (error) {
+        answer = { status: 'unknown', message: error instanceof Error ? error.message : 'reconcile failed' };
+      }
+    }
+    if (answer.status === 'unsettled' && nowSec >= entry.validBefore) answer = { status: 'expired' };
+
+    switch (answer.status) {
+      case 'settled': {
+        const receipt = answer.receipt;
+        if (!entry.response) {
+          await recordQuietly(ctx, ['uncertain'], { state: 'settled', receipt });
+          paid.settlement = receipt;
+          contexts.set(paid, ctx);
+          return { kind: 'proceed', payment: paid };
+        }
+        const final = withReceipt(entry.response, ctx, receipt);
+        const settled = await ledger.transition(ctx.entry, ['uncertain'], {
+          state: 'settled',
+          receipt,
+          response: final,
+          ...(receipt.transaction ? { transaction: receipt.transaction } : {}),
+        });
+        return { kind: 'replay', response: final, entry: settled ?? entry };
+      }
+      case 'expired': {
+        await recordQuietly(ctx, ['uncertain'], {
+          state: 'rejected',
+          error: { code: 'payment_expired', message: 'the authorization expired unused' },
+        });
+        return reject(match, requestId, 'payment_expired', 'the authorization expired unused');
+      }
+      case 'unsettled': {
+        const settled = await settleNow(ctx, entry.response, ['uncertain']);
+        if (settled.kind === 'failed') return respond(settled.response);
+        if (settled.response) {
+          const stored = await store.get(entry.id);
+          return { kind: 'replay', response: settled.response, entry: stored ?? entry };
+        }
+        paid.settlement = settled.receipt;
+        contexts.set(paid, ctx);
+        return { kind: 'proceed', payment: paid };
+      }
+      default:
+        return respond(errorResponse('settlement_uncertain', requestId, answer.message));
+    }
+  }
+
+  // -- finish / release ----------------------------------------------------------------------
+
+  async function finish(payment: PaidRequest, response: HandlerResponse): Promise<GateResponse> {
+    const ctx = contexts.get(payment);
+    const handler = toStoredResponse(response);
+    handler.headers['access-control-expose-headers'] = mergeExpose(
+      handler.headers['access-control-expose-headers'],
+    );
+    if (!ctx) return handler;
+    contexts.delete(payment);
+    try {
+      if (payment.settlement) {
+        // Settled before the handler ran: the payer was charged whatever the handler answered.
+        const final = withReceipt(handler, ctx, payment.settlement);
+        await recordQuietly(ctx, ['settled'], { state: 'settled', response: final });
+        safeHook(() => hooks.onSettled?.(payment, payment.settlement!));
+        return final;
+      }
+      if (handler.status >= 400) {
+        await ledger.release(ctx.entry).catch((error: unknown) => {
+          logger?.warn({ err: error, requestId: ctx.requestId }, 'ledger release failed');
+        });
+        return handler;
+      }
+      const settled = await settleNow(ctx, handler, ['verified']);
+      if (settled.kind === 'failed') return settled.response;
+      safeHook(() => hooks.onSettled?.(payment, settled.receipt));
+      return settled.response ?? handler;
+    } catch (error) {
+      logger?.error({ err: error, requestId: ctx.requestId }, 'payment finish failed');
+      return errorResponse('settlement_uncertain', ctx.requestId);
+    } finally {
+      ctx.endFlight();
+    }
+  }
+
+  async function release(payment: PaidRequest): Promise<void> {
+    const ctx = contexts.get(payment);
+    if (!ctx) return;
+    contexts.delete(payment);
+    if (payment.settlement) {
+      ctx.endFlight();
+      return;
+    }
+    await releaseQuietly(ctx);
+  }
+
+  return { handle, finish, release, routes: table, ledger: store };
+}
