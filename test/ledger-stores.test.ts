@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryLedgerStore } from '@tollbooth/core';
 import { createPostgresLedgerStore } from '@tollbooth/store-postgres';
+import { createRedisLedgerStore } from '@tollbooth/store-redis';
 import { createSqliteLedgerStore } from '@tollbooth/store-sqlite';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { describeLedgerStore } from './support/ledger-store-suite';
 
@@ -52,6 +54,50 @@ describeLedgerStore(
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`);
       await client.end();
+    },
+  },
+);
+
+// Redis: a key prefix of its own per run (every key under it is deleted afterwards); each store
+// opens its own connection from the URL, so two stores on one namespace are two clients.
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisRun = `tollbooth-test:${randomBytes(6).toString('hex')}:`;
+const probeRedis = () =>
+  new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 3_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+async function redisProblem(): Promise<string | undefined> {
+  const client = probeRedis();
+  try {
+    await client.connect();
+    await client.ping();
+    return undefined;
+  } catch (error) {
+    return `Redis is not reachable at REDIS_URL=${redisUrl} (${(error as Error).message}); start it or set REDIS_URL`;
+  } finally {
+    client.disconnect();
+  }
+}
+describeLedgerStore(
+  'Redis',
+  (namespace) => createRedisLedgerStore({ redis: redisUrl, keyPrefix: `${redisRun}${namespace}:` }),
+  {
+    durable: true,
+    shared: true,
+    unavailable: await redisProblem(),
+    cleanup: async () => {
+      const client = probeRedis();
+      await client.connect();
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${redisRun}*`, 'COUNT', 1000);
+        if (keys.length > 0) await client.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      await client.quit();
     },
   },
 );

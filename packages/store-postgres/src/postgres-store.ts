@@ -26,7 +26,11 @@ export interface PostgresLedgerStoreOptions {
 }
 
 /** Defaults of {@link PostgresLedgerStoreOptions}. */
-export const POSTGRES_LEDGER_STORE_DEFAULTS = Object.freeze({
+export const POSTGRES_LEDGER_STORE_DEFAULTS: Readonly<{
+  schema: string;
+  tableName: string;
+  purgeIntervalMs: number;
+}> = Object.freeze({
   schema: 'public',
   tableName: 'tollbooth_ledger',
   purgeIntervalMs: 60_000,

@@ -26,7 +26,11 @@ export interface SqliteLedgerStoreOptions {
 }
 
 /** Defaults of {@link SqliteLedgerStoreOptions}. */
-export const SQLITE_LEDGER_STORE_DEFAULTS = Object.freeze({
+export const SQLITE_LEDGER_STORE_DEFAULTS: Readonly<{
+  tableName: string;
+  busyTimeoutMs: number;
+  purgeIntervalMs: number;
+}> = Object.freeze({
   tableName: 'tollbooth_ledger',
   busyTimeoutMs: 5_000,
   purgeIntervalMs: 60_000,

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { LedgerEntry } from '@tollbooth/core';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedisLedgerStore, REDIS_LEDGER_STORE_DEFAULTS } from './redis-store';
+
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+const reachable = await probe.connect().then(
+  () => true,
+  () => false,
+);
+probe.disconnect();
+if (!reachable && !process.env.CI) {
+  console.warn(`[store-redis] skipping server tests: Redis is not reachable at REDIS_URL=${redisUrl}`);
+}
+
+function buildEntry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
+  const now = Date.now();
+  return {
+    id: `id-${randomBytes(4).toString('hex')}`,
+    state: 'settled',
+    resource: 'https://fees.example/api/v1/fees/now',
+    route: 'GET /api/v1/fees/now',
+    network: 'eip155:84532',
+    payer: '0xpayer',
+    payload: { a: 1 },
+    requirements: { b: 2 },
+    validBefore: Math.floor(now / 1000) + 60,
+    transaction: '0xtx',
+    owner: 'owner',
+    leaseUntil: now,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + 60_000,
+    ...overrides,
+  };
+}
+
+describe('createRedisLedgerStore', () => {
+  it('reports every invalid option at once', () => {
+    expect(() =>
+      createRedisLedgerStore({ redis: 'http://nope', keyPrefix: '', purgeIntervalMs: -1 } as never),
+    ).toThrow(/redis must be.*keyPrefix.*purgeIntervalMs/);
+  });
+
+  it('writes under tollbooth:ledger: by default', () => {
+    expect(REDIS_LEDGER_STORE_DEFAULTS.keyPrefix).toBe('tollbooth:ledger:');
+  });
+
+  describe.runIf(reachable || process.env.CI)('against the server', () => {
+    const run = `tollbooth-unit:${randomBytes(6).toString('hex')}:`;
+    const admin = new Redis(redisUrl);
+    const keys = () => admin.keys(`${run}*`);
+    afterAll(async () => {
+      const left = await keys();
+      if (left.length > 0) await admin.del(...left);
+      await admin.quit();
+    });
+
+    it('lets Redis expire entries at expiresAt and purges their index members afterwards', async () => {
+      const store = createRedisLedgerStore({
+        redis: redisUrl,
+        keyPrefix: `${run}expiry:`,
+        purgeIntervalMs: 0,
+      });
+      const entry = buildEntry({ expiresAt: Date.now() + 150 });
+      await store.claim(entry);
+      expect(await admin.pttl(`${run}expiry:e:${entry.id}`)).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await store.get(entry.id)).toBeUndefined();
+      expect(await store.query({ transaction: '0xtx' })).toEqual([]);
+      expect((await keys()).sort()).toEqual(
+        [
+          `${run}expiry:created`,
+          `${run}expiry:expires`,
+          `${run}expiry:payer:0xpayer`,
+          `${run}expiry:refs:payer`,
+          `${run}expiry:refs:tx`,
+          `${run}expiry:state:settled`,
+          `${run}expiry:tx:0xtx`,
+        ].sort(),
+      );
+      // Redis deleted the entry itself, so nothing is counted, but every index member goes.
+      expect(await store.purgeExpired(Date.now())).toBe(0);
+      expect(await keys()).toEqual([]);
+      await store.close();
+    });
+
+    it('honours the keyPrefix of a client it is given and leaves that client open', async () => {
+      const client = new Redis(redisUrl, { keyPrefix: `${run}client:` });
+      const store = createRedisLedgerStore({ redis: client, keyPrefix: 'ledger:', purgeIntervalMs: 0 });
+      const entry = buildEntry();
+      await store.claim(entry);
+      expect(await store.get(entry.id)).toEqual(entry);
+      expect((await store.update(entry.id, { state: ['settled'] }, { state: 'rejected' }))?.state).toBe(
+        'rejected',
+      );
+      expect((await store.query({ state: 'rejected' })).map((e) => e.id)).toEqual([entry.id]);
+      expect(await admin.exists(`${run}client:ledger:e:${entry.id}`)).toBe(1);
+      await store.close();
+      expect(await client.ping()).toBe('PONG');
+      await expect(store.get(entry.id)).rejects.toMatchObject({ code: 'ledger_store_closed' });
+      await client.quit();
+    });
+  });
+});

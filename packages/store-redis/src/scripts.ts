@@ -1,0 +1,125 @@
+/**
+ * Lua scripts of the Redis ledger store. Each runs atomically inside Redis, so a claim or a state
+ * change and the index updates it implies happen together or not at all.
+ *
+ * Keys, under the store's prefix `P`:
+ * - `P e:<id>`          hash: the entry's fields (see `encodeFields` in redis-store.ts); PEXPIREAT expiresAt
+ * - `P created`         sorted set of all ids, scored by createdAt (newest-first listing)
+ * - `P expires`         sorted set of all ids, scored by expiresAt (purge)
+ * - `P state:<state>`   sorted set per state, scored by createdAt
+ * - `P tx:<hash>`       sorted set per transaction hash, scored by createdAt
+ * - `P payer:<payer>`   sorted set per payer, scored by createdAt
+ * - `P refs:tx`, `P refs:payer`  hashes id → transaction / payer, so the indexes of an entry that
+ *                        Redis already expired can still be cleaned.
+ *
+ * The keys are derived inside the scripts (the prefix is ARGV[1]): the store targets a single Redis
+ * (standalone or Sentinel), not Redis Cluster.
+ */
+
+const HELPERS = `
+local STATES = {'claimed', 'verified', 'settling', 'settled', 'rejected', 'uncertain'}
+
+local function unindex(P, id)
+  redis.call('ZREM', P .. 'created', id)
+  redis.call('ZREM', P .. 'expires', id)
+  for _, s in ipairs(STATES) do redis.call('ZREM', P .. 'state:' .. s, id) end
+  local tx = redis.call('HGET', P .. 'refs:tx', id)
+  if tx then
+    redis.call('ZREM', P .. 'tx:' .. tx, id)
+    redis.call('HDEL', P .. 'refs:tx', id)
+  end
+  local payer = redis.call('HGET', P .. 'refs:payer', id)
+  if payer then
+    redis.call('ZREM', P .. 'payer:' .. payer, id)
+    redis.call('HDEL', P .. 'refs:payer', id)
+  end
+end
+
+local function index(P, id, key)
+  local f = redis.call('HMGET', key, 'state', 'createdAt', 'expiresAt', 'transaction', 'payer')
+  redis.call('ZADD', P .. 'created', f[2], id)
+  redis.call('ZADD', P .. 'expires', f[3], id)
+  redis.call('ZADD', P .. 'state:' .. f[1], f[2], id)
+  if f[4] then
+    redis.call('ZADD', P .. 'tx:' .. f[4], f[2], id)
+    redis.call('HSET', P .. 'refs:tx', id, f[4])
+  end
+  if f[5] then
+    redis.call('ZADD', P .. 'payer:' .. f[5], f[2], id)
+    redis.call('HSET', P .. 'refs:payer', id, f[5])
+  end
+  redis.call('PEXPIREAT', key, f[3])
+end
+
+-- ARGV from 'first': hasOwner ('1'/'0'), owner, n, state1 .. stateN. Returns whether the
+-- expectation holds for the entry at key, and the index of the first ARGV after it.
+local function holds(key, first)
+  local n = tonumber(ARGV[first + 2])
+  local after = first + 3 + n
+  local current = redis.call('HMGET', key, 'state', 'owner')
+  if not current[1] then return false, after end
+  if ARGV[first] == '1' and current[2] ~= ARGV[first + 1] then return false, after end
+  for i = first + 3, first + 2 + n do
+    if ARGV[i] == current[1] then return true, after end
+  end
+  return false, after
+end
+
+local function setFields(key, from)
+  local fields = {}
+  for i = from, #ARGV do fields[#fields + 1] = ARGV[i] end
+  if #fields > 0 then redis.call('HSET', key, unpack(fields)) end
+end
+`;
+
+/** ARGV: prefix, id, field, value, … → `{1|0, flat HGETALL}`. */
+export const CLAIM_SCRIPT = `${HELPERS}
+local P, id = ARGV[1], ARGV[2]
+local key = P .. 'e:' .. id
+if redis.call('EXISTS', key) == 1 then
+  return {0, redis.call('HGETALL', key)}
+end
+-- Index members left behind by an entry Redis expired on its own.
+unindex(P, id)
+setFields(key, 3)
+-- Read before indexing: an expiresAt already past makes PEXPIREAT delete the entry at once.
+local entry = redis.call('HGETALL', key)
+index(P, id, key)
+return {1, entry}
+`;
+
+/** ARGV: prefix, id, hasOwner, owner, n, states…, field, value, … → flat HGETALL, or nil. */
+export const UPDATE_SCRIPT = `${HELPERS}
+local P, id = ARGV[1], ARGV[2]
+local key = P .. 'e:' .. id
+local ok, after = holds(key, 3)
+if not ok then return false end
+unindex(P, id)
+setFields(key, after)
+local entry = redis.call('HGETALL', key)
+index(P, id, key)
+return entry
+`;
+
+/** ARGV: prefix, id, hasOwner, owner, n, states… → 1 if removed, else 0. */
+export const REMOVE_SCRIPT = `${HELPERS}
+local P, id = ARGV[1], ARGV[2]
+local key = P .. 'e:' .. id
+local ok = holds(key, 3)
+if not ok then return 0 end
+redis.call('DEL', key)
+unindex(P, id)
+return 1
+`;
+
+/** ARGV: prefix, now, batch → `{entries deleted, ids examined}`; expiresAt < now. */
+export const PURGE_SCRIPT = `${HELPERS}
+local P = ARGV[1]
+local ids = redis.call('ZRANGEBYSCORE', P .. 'expires', '-inf', '(' .. ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+local purged = 0
+for _, id in ipairs(ids) do
+  purged = purged + redis.call('DEL', P .. 'e:' .. id)
+  unindex(P, id)
+end
+return {purged, #ids}
+`;
