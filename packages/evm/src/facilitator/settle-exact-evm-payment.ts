@@ -18,6 +18,7 @@ import { estimateContractGas, waitForTransactionReceipt, writeContract } from 'v
 import { ExactEvmReason, eip3009Abi } from '../constants';
 import {
   classifyTransferRevert,
+  diagnoseTransferFailure,
   isTransportError,
   transferArgs,
   unknownOutcome,
@@ -95,10 +96,31 @@ export async function settleExactEvmPayment(
     account: client.account,
     chain: client.chain,
   } as const;
-  let hash: Hash;
+  let gas: bigint;
   try {
     // Estimate first: a revert here must not consume a nonce of the account's nonce manager.
-    const gas = await estimateContractGas(client, call);
+    gas = await estimateContractGas(client, call);
+  } catch (error) {
+    if (isTransportError(error)) throw unknownOutcome('settle', error);
+    const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);
+    const reason =
+      diagnosis && diagnosis.reason !== ExactEvmReason.simulationFailed
+        ? diagnosis.reason
+        : classifyTransferRevert(error);
+    return {
+      success: false,
+      errorReason: reason,
+      errorMessage: (diagnosis?.message || (error instanceof Error ? error.message : String(error))).slice(
+        0,
+        500,
+      ),
+      payer: from,
+      transaction: '',
+      network,
+    };
+  }
+  let hash: Hash;
+  try {
     hash = await writeContract(client, { ...call, gas });
   } catch (error) {
     if (isTransportError(error)) throw unknownOutcome('settle', error);

@@ -1,0 +1,271 @@
+import type { PaymentPayload, PaymentRequirements } from '@tollbooth/core';
+import { type Devnet, startDevnet } from '@tollbooth/devnet';
+import { createPublicClient, type Hex, http } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signTransferAuthorization } from './client/sign-transfer-authorization';
+import { ExactEvmReason } from './constants';
+import {
+  type CreateExactEvmFacilitatorReturnType,
+  createExactEvmFacilitator,
+} from './facilitator/create-exact-evm-facilitator';
+import { reconcileExactEvmPayment } from './reconcile/reconcile-exact-evm-payment';
+import { createExactEvmScheme } from './server/create-exact-evm-scheme';
+import { buildPayment, buildRequirements, tamper } from './test-fixtures';
+import { createAuthorizationNonce } from './utils/create-authorization-nonce';
+
+let devnet: Devnet;
+let facilitator: CreateExactEvmFacilitatorReturnType;
+let requirements: PaymentRequirements;
+const now = () => Math.floor(Date.now() / 1000);
+const payer = (i: number) => privateKeyToAccount(devnet.accounts.payers[i]!.privateKey);
+
+beforeAll(async () => {
+  devnet = await startDevnet({ chainId: 8453, payers: 4 });
+  facilitator = createExactEvmFacilitator({
+    account: devnet.accounts.facilitator.privateKey,
+    chain: devnet.chain,
+    rpcUrl: devnet.rpcUrl,
+    pollingIntervalMs: 50,
+  });
+  requirements = buildRequirements({ payTo: devnet.accounts.payTo.address, asset: devnet.token.address });
+});
+afterAll(async () => {
+  await devnet?.stop();
+});
+
+/** Balances of payer and payTo, to check that a refusal moved nothing. */
+async function balances(address: `0x${string}`) {
+  return [await devnet.balanceOf(address), await devnet.balanceOf(devnet.accounts.payTo.address)];
+}
+
+describe('createExactEvmFacilitator on a devnet', () => {
+  it('verifies, then settles: the payer loses exactly the price, once', async () => {
+    const account = payer(0);
+    const payment = await buildPayment(account, requirements);
+    const [payerBefore, payToBefore] = await balances(account.address);
+    expect(await facilitator.verify(payment, requirements)).toEqual({
+      isValid: true,
+      payer: account.address,
+    });
+    const receipt = await facilitator.settle(payment, requirements);
+    expect(receipt).toMatchObject({
+      success: true,
+      network: 'eip155:8453',
+      payer: account.address,
+      amount: '10000',
+    });
+    expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    const [payerAfter, payToAfter] = await balances(account.address);
+    expect(payerBefore! - payerAfter!).toBe(10_000n);
+    expect(payToAfter! - payToBefore!).toBe(10_000n);
+
+    // The same authorization again: refused at verify and at settle, nothing moves.
+    expect(await facilitator.verify(payment, requirements)).toMatchObject({
+      isValid: false,
+      invalidReason: ExactEvmReason.nonceAlreadyUsed,
+    });
+    const replay = await facilitator.settle(payment, requirements);
+    expect(replay).toMatchObject({
+      success: false,
+      errorReason: ExactEvmReason.nonceAlreadyUsed,
+      transaction: '',
+    });
+    expect(await balances(account.address)).toEqual([payerAfter, payToAfter]);
+  });
+
+  it('settles a payment whose signature uses v = 0/1 (normalised to 27/28 for the token)', async () => {
+    const account = payer(1);
+    const payment = await buildPayment(account, requirements);
+    const payload = payment.payload as { signature: Hex };
+    const v = Number.parseInt(payload.signature.slice(130), 16) - 27;
+    const compact = {
+      ...payment,
+      payload: { ...payload, signature: `${payload.signature.slice(0, 130)}0${v}` },
+    };
+    expect(await facilitator.settle(compact, requirements)).toMatchObject({ success: true });
+  });
+
+  it.each<
+    [string, (account: ReturnType<typeof payer>) => Promise<[PaymentPayload, PaymentRequirements]>, string]
+  >([
+    [
+      'a tampered amount',
+      async (a) => [
+        tamper(await buildPayment(a, requirements), { value: '1' }),
+        { ...requirements, amount: '1' },
+      ],
+      ExactEvmReason.signature,
+    ],
+    [
+      'another recipient',
+      async (a) => [
+        await buildPayment(a, { ...requirements, payTo: devnet.accounts.deployer.address }),
+        requirements,
+      ],
+      ExactEvmReason.recipientMismatch,
+    ],
+    [
+      'the wrong EIP-712 name (token is "USD Coin")',
+      async (a) => {
+        const wrong = { ...requirements, extra: { name: 'USDC', version: '2' } };
+        return [await buildPayment(a, wrong), wrong];
+      },
+      ExactEvmReason.tokenNameMismatch,
+    ],
+    [
+      'an expired authorization',
+      async (a) => [await buildPayment(a, requirements, now() - 120), requirements],
+      ExactEvmReason.validBefore,
+    ],
+    [
+      'an authorization not valid yet',
+      async (a) => [await signedPayment(a, { validAfter: String(now() + 600) }), requirements],
+      ExactEvmReason.validAfter,
+    ],
+    [
+      'another network',
+      async (a) => [await buildPayment(a, { ...requirements, network: 'eip155:84532' }), requirements],
+      ExactEvmReason.networkMismatch,
+    ],
+    [
+      'a token that is not deployed',
+      async (a) => {
+        const ghost = { ...requirements, asset: '0x000000000000000000000000000000000000dEaD' };
+        return [await buildPayment(a, ghost), ghost];
+      },
+      ExactEvmReason.assetNotDeployed,
+    ],
+  ])('refuses %s at verify and settle, moving no money', async (_label, build, reason) => {
+    const account = payer(2);
+    const [payment, reqs] = await build(account);
+    const before = await balances(account.address);
+    expect(await facilitator.verify(payment, reqs)).toMatchObject({ isValid: false, invalidReason: reason });
+    expect(await facilitator.settle(payment, reqs)).toMatchObject({
+      success: false,
+      errorReason: reason,
+      transaction: '',
+    });
+    expect(await balances(account.address)).toEqual(before);
+  });
+
+  it('refuses a payer without enough tokens with insufficient_balance', async () => {
+    const poor = privateKeyToAccount(generatePrivateKey());
+    const payment = await buildPayment(poor, requirements);
+    expect(await facilitator.verify(payment, requirements)).toMatchObject({
+      isValid: false,
+      invalidReason: ExactEvmReason.insufficientBalance,
+      payer: poor.address,
+    });
+    expect(await facilitator.settle(payment, requirements)).toMatchObject({
+      success: false,
+      errorReason: ExactEvmReason.insufficientBalance,
+    });
+  });
+
+  it('settles 20 payments concurrently from one facilitator account', async () => {
+    const payments = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => buildPayment(payer(i % 4), requirements)),
+    );
+    const payToBefore = await devnet.balanceOf(devnet.accounts.payTo.address);
+    const results = await Promise.all(payments.map((p) => facilitator.settle(p, requirements)));
+    expect(results.filter((r) => r.success)).toHaveLength(20);
+    expect(new Set(results.map((r) => r.transaction)).size).toBe(20);
+    expect((await devnet.balanceOf(devnet.accounts.payTo.address)) - payToBefore).toBe(200_000n);
+  });
+
+  it('answers settlement_pending with the hash when the receipt does not come, and reconcile finds it once mined', async () => {
+    const slow = createExactEvmFacilitator({
+      account: devnet.accounts.facilitator.privateKey,
+      chain: devnet.chain,
+      rpcUrl: devnet.rpcUrl,
+      pollingIntervalMs: 50,
+      receiptTimeoutMs: 600,
+    });
+    const scheme = createExactEvmScheme({ publicClient: devnet.publicClient });
+    const account = payer(3);
+    const payment = await buildPayment(account, requirements);
+    const before = await devnet.balanceOf(account.address);
+    await devnet.setAutomine(false);
+    try {
+      const pending = await slow.settle(payment, requirements);
+      expect(pending).toMatchObject({ success: false, errorReason: ExactEvmReason.settlementPending });
+      expect(pending.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      const input = { payload: payment, requirements, transaction: pending.transaction, now: now() };
+      expect(await scheme.reconcile!(input)).toMatchObject({ status: 'unknown' });
+      await devnet.mine();
+      expect(await scheme.reconcile!(input)).toEqual({
+        status: 'settled',
+        receipt: {
+          success: true,
+          transaction: pending.transaction,
+          network: 'eip155:8453',
+          payer: account.address,
+          amount: '10000',
+        },
+      });
+      // Without the hash, the logs lead to the same transaction.
+      expect(await scheme.reconcile!({ ...input, transaction: undefined })).toMatchObject({
+        status: 'settled',
+        receipt: { transaction: pending.transaction },
+      });
+      expect(before - (await devnet.balanceOf(account.address))).toBe(10_000n);
+    } finally {
+      await devnet.setAutomine(true);
+    }
+  });
+
+  it('reconciles an unused authorization as unsettled while valid and expired after validBefore', async () => {
+    const publicClient = createPublicClient({ chain: devnet.chain, transport: http(devnet.rpcUrl) });
+    const payment = await buildPayment(payer(0), requirements);
+    const validBefore = Number(
+      (payment.payload as { authorization: { validBefore: string } }).authorization.validBefore,
+    );
+    const input = { client: publicClient, payload: payment, requirements };
+    expect(await reconcileExactEvmPayment({ ...input, now: now() })).toEqual({ status: 'unsettled' });
+    expect(await reconcileExactEvmPayment({ ...input, now: validBefore })).toEqual({ status: 'expired' });
+  });
+
+  it('lists its kinds and signer in supported()', async () => {
+    expect(await facilitator.supported()).toEqual({
+      kinds: [
+        { x402Version: 2, scheme: 'exact', network: 'eip155:8453' },
+        { x402Version: 1, scheme: 'exact', network: 'base' },
+      ],
+      extensions: [],
+      signers: { 'eip155:*': [devnet.accounts.facilitator.address] },
+    });
+  });
+});
+
+/** A v2 payment with chosen authorization fields, signed correctly. */
+async function signedPayment(
+  account: ReturnType<typeof payer>,
+  overrides: Partial<Record<'validAfter' | 'validBefore', string>>,
+): Promise<PaymentPayload> {
+  const authorization = {
+    from: account.address,
+    to: requirements.payTo as `0x${string}`,
+    value: requirements.amount,
+    validAfter: '0',
+    validBefore: String(now() + 60),
+    nonce: createAuthorizationNonce(),
+    ...overrides,
+  };
+  const signature = await signTransferAuthorization({
+    account,
+    domain: {
+      name: 'USD Coin',
+      version: '2',
+      chainId: 8453,
+      verifyingContract: requirements.asset as `0x${string}`,
+    },
+    authorization,
+  });
+  return {
+    x402Version: 2,
+    resource: { url: 'https://api.example.com/paid' },
+    accepted: requirements,
+    payload: { signature, authorization },
+  };
+}
