@@ -3,6 +3,5 @@ export {
   createPostgresLedgerStore,
   POSTGRES_LEDGER_STORE_DEFAULTS,
   type PostgresLedgerStore,
-  PostgresLedgerStoreError,
   type PostgresLedgerStoreOptions,
 } from './postgres-store';

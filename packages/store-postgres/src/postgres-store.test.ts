@@ -54,7 +54,7 @@ describe('createPostgresLedgerStore', () => {
       ]);
       await Promise.all(stores.map((store) => store.close()));
       expect((await pool.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
-      await expect(stores[0]!.get('x')).rejects.toMatchObject({ code: 'ledger_store_closed' });
+      await expect(stores[0]!.get('x')).rejects.toMatchObject({ code: 'ledger_unavailable' });
     });
   });
 });

@@ -8,6 +8,7 @@ import {
   type LedgerState,
   type LedgerStore,
   type PaymentIdentity,
+  TollboothError,
 } from '@tollbooth/core';
 import pg from 'pg';
 
@@ -44,16 +45,6 @@ export interface PostgresLedgerStore extends LedgerStore {
    * once; a failed migration is retried on the next call.
    */
   migrate(): Promise<void>;
-}
-
-/** Error thrown by the Postgres ledger store; `code` is stable. */
-export class PostgresLedgerStoreError extends Error {
-  readonly code: 'invalid_ledger_store_options' | 'invalid_ledger_query' | 'ledger_store_closed';
-  constructor(code: PostgresLedgerStoreError['code'], message: string) {
-    super(message);
-    this.name = 'PostgresLedgerStoreError';
-    this.code = code;
-  }
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,50}$/;
@@ -177,8 +168,8 @@ function resolveOptions(options: PostgresLedgerStoreOptions) {
     problems.push(`purgeIntervalMs must be a non-negative integer (got ${String(resolved.purgeIntervalMs)})`);
   }
   if (problems.length > 0) {
-    throw new PostgresLedgerStoreError(
-      'invalid_ledger_store_options',
+    throw new TollboothError(
+      'invalid_config',
       `Invalid Postgres ledger store options: ${problems.join('; ')}`,
     );
   }
@@ -229,7 +220,7 @@ function migration(schema: string, table: string): string {
  *
  * @param options - `pool` or `connectionString`; `schema` (default `public`), `tableName`
  *   (default `tollbooth_ledger`), `purgeIntervalMs` (default 60 000, 0 = off).
- * @throws {PostgresLedgerStoreError} `invalid_ledger_store_options`, listing every problem.
+ * @throws {TollboothError} `invalid_config`, listing every problem.
  * @example
  * ```ts
  * import { createPostgresLedgerStore } from '@tollbooth/store-postgres';
@@ -275,8 +266,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
     return migrated;
   };
   const ready = async (): Promise<void> => {
-    if (closed)
-      throw new PostgresLedgerStoreError('ledger_store_closed', 'The Postgres ledger store is closed');
+    if (closed) throw new TollboothError('ledger_unavailable', 'The Postgres ledger store is closed');
     await migrate();
   };
   const rows = async (sql: string, params: unknown[]): Promise<Row[]> =>
@@ -366,10 +356,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
     async query(query: LedgerQuery) {
       const limit = query.limit ?? LEDGER_QUERY_DEFAULT_LIMIT;
       if (!Number.isSafeInteger(limit) || limit < 0) {
-        throw new PostgresLedgerStoreError(
-          'invalid_ledger_query',
-          `limit must be a non-negative integer (got ${limit})`,
-        );
+        throw new TollboothError('invalid_config', `limit must be a non-negative integer (got ${limit})`);
       }
       await ready();
       const clauses: string[] = [];

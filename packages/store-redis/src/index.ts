@@ -2,6 +2,5 @@
 export {
   createRedisLedgerStore,
   REDIS_LEDGER_STORE_DEFAULTS,
-  RedisLedgerStoreError,
   type RedisLedgerStoreOptions,
 } from './redis-store';

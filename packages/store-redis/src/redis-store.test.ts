@@ -100,7 +100,7 @@ describe('createRedisLedgerStore', () => {
       expect(await admin.exists(`${run}client:ledger:e:${entry.id}`)).toBe(1);
       await store.close();
       expect(await client.ping()).toBe('PONG');
-      await expect(store.get(entry.id)).rejects.toMatchObject({ code: 'ledger_store_closed' });
+      await expect(store.get(entry.id)).rejects.toMatchObject({ code: 'ledger_unavailable' });
       await client.quit();
     });
   });

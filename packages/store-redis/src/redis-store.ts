@@ -9,6 +9,7 @@ import {
   type LedgerState,
   type LedgerStore,
   type PaymentIdentity,
+  TollboothError,
 } from '@tollbooth/core';
 import { Redis } from 'ioredis';
 import { CLAIM_SCRIPT, PURGE_SCRIPT, REMOVE_SCRIPT, UPDATE_SCRIPT } from './scripts';
@@ -32,16 +33,6 @@ export const REDIS_LEDGER_STORE_DEFAULTS: Readonly<{ keyPrefix: string; purgeInt
     keyPrefix: 'tollbooth:ledger:',
     purgeIntervalMs: 60_000,
   });
-
-/** Error thrown by the Redis ledger store; `code` is stable. */
-export class RedisLedgerStoreError extends Error {
-  readonly code: 'invalid_ledger_store_options' | 'invalid_ledger_query' | 'ledger_store_closed';
-  constructor(code: RedisLedgerStoreError['code'], message: string) {
-    super(message);
-    this.name = 'RedisLedgerStoreError';
-    this.code = code;
-  }
-}
 
 const PURGE_BATCH = 500;
 const QUERY_PAGE = 200;
@@ -148,10 +139,7 @@ function resolveOptions(options: RedisLedgerStoreOptions) {
     problems.push(`purgeIntervalMs must be a non-negative integer (got ${String(resolved.purgeIntervalMs)})`);
   }
   if (problems.length > 0) {
-    throw new RedisLedgerStoreError(
-      'invalid_ledger_store_options',
-      `Invalid Redis ledger store options: ${problems.join('; ')}`,
-    );
+    throw new TollboothError('invalid_config', `Invalid Redis ledger store options: ${problems.join('; ')}`);
   }
   return resolved;
 }
@@ -166,7 +154,7 @@ function resolveOptions(options: RedisLedgerStoreOptions) {
  *
  * @param options - `redis` (client or URL); `keyPrefix` (default `tollbooth:ledger:`),
  *   `purgeIntervalMs` (default 60 000, 0 = off).
- * @throws {RedisLedgerStoreError} `invalid_ledger_store_options`, listing every problem.
+ * @throws {TollboothError} `invalid_config`, listing every problem.
  * @example
  * ```ts
  * import { createRedisLedgerStore } from '@tollbooth/store-redis';
@@ -202,7 +190,7 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
 
   let closed = false;
   const assertOpen = () => {
-    if (closed) throw new RedisLedgerStoreError('ledger_store_closed', 'The Redis ledger store is closed');
+    if (closed) throw new TollboothError('ledger_unavailable', 'The Redis ledger store is closed');
   };
 
   const purge = async (now: number): Promise<number> => {
@@ -297,10 +285,7 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
       assertOpen();
       const limit = query.limit ?? LEDGER_QUERY_DEFAULT_LIMIT;
       if (!Number.isSafeInteger(limit) || limit < 0) {
-        throw new RedisLedgerStoreError(
-          'invalid_ledger_query',
-          `limit must be a non-negative integer (got ${limit})`,
-        );
+        throw new TollboothError('invalid_config', `limit must be a non-negative integer (got ${limit})`);
       }
       const states =
         query.state === undefined

@@ -2,6 +2,5 @@
 export {
   createSqliteLedgerStore,
   SQLITE_LEDGER_STORE_DEFAULTS,
-  SqliteLedgerStoreError,
   type SqliteLedgerStoreOptions,
 } from './sqlite-store';

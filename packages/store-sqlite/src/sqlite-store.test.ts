@@ -28,6 +28,6 @@ describe('createSqliteLedgerStore', () => {
   it('rejects operations after close', async () => {
     const store = createSqliteLedgerStore({ filename: ':memory:' });
     await store.close();
-    await expect(store.get('x')).rejects.toMatchObject({ code: 'ledger_store_closed' });
+    await expect(store.get('x')).rejects.toMatchObject({ code: 'ledger_unavailable' });
   });
 });

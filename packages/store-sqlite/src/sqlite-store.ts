@@ -8,6 +8,7 @@ import {
   type LedgerState,
   type LedgerStore,
   type PaymentIdentity,
+  TollboothError,
 } from '@tollbooth/core';
 import Database from 'better-sqlite3';
 
@@ -35,16 +36,6 @@ export const SQLITE_LEDGER_STORE_DEFAULTS: Readonly<{
   busyTimeoutMs: 5_000,
   purgeIntervalMs: 60_000,
 });
-
-/** Error thrown by the SQLite ledger store; `code` is stable. */
-export class SqliteLedgerStoreError extends Error {
-  readonly code: 'invalid_ledger_store_options' | 'invalid_ledger_query' | 'ledger_store_closed';
-  constructor(code: SqliteLedgerStoreError['code'], message: string) {
-    super(message);
-    this.name = 'SqliteLedgerStoreError';
-    this.code = code;
-  }
-}
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -162,10 +153,7 @@ function resolveOptions(options: SqliteLedgerStoreOptions) {
     }
   }
   if (problems.length > 0) {
-    throw new SqliteLedgerStoreError(
-      'invalid_ledger_store_options',
-      `Invalid SQLite ledger store options: ${problems.join('; ')}`,
-    );
+    throw new TollboothError('invalid_config', `Invalid SQLite ledger store options: ${problems.join('; ')}`);
   }
   return resolved;
 }
@@ -213,7 +201,7 @@ const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',
  *
  * @param options - `filename` or `database`; `tableName` (default `tollbooth_ledger`),
  *   `busyTimeoutMs` (default 5000), `purgeIntervalMs` (default 60 000, 0 = off).
- * @throws {SqliteLedgerStoreError} `invalid_ledger_store_options`, listing every problem.
+ * @throws {TollboothError} `invalid_config`, listing every problem.
  * @example
  * ```ts
  * import { createSqliteLedgerStore } from '@tollbooth/store-sqlite';
@@ -268,7 +256,7 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
 
   let closed = false;
   const assertOpen = () => {
-    if (closed) throw new SqliteLedgerStoreError('ledger_store_closed', 'The SQLite ledger store is closed');
+    if (closed) throw new TollboothError('ledger_unavailable', 'The SQLite ledger store is closed');
   };
 
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -324,10 +312,7 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       assertOpen();
       const limit = query.limit ?? LEDGER_QUERY_DEFAULT_LIMIT;
       if (!Number.isSafeInteger(limit) || limit < 0) {
-        throw new SqliteLedgerStoreError(
-          'invalid_ledger_query',
-          `limit must be a non-negative integer (got ${limit})`,
-        );
+        throw new TollboothError('invalid_config', `limit must be a non-negative integer (got ${limit})`);
       }
       const clauses: string[] = [];
       const params: Value[] = [];

@@ -1,3 +1,4 @@
+import { TollboothError } from '../../errors/index';
 import type { PaymentIdentity } from '../../scheme';
 import type {
   ClaimResult,
@@ -38,15 +39,6 @@ const LEDGER_STATES: readonly LedgerState[] = [
   'uncertain',
 ];
 
-class MemoryLedgerStoreError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'MemoryLedgerStoreError';
-    this.code = code;
-  }
-}
-
 function resolveOptions(options: MemoryLedgerStoreOptions): Required<MemoryLedgerStoreOptions> {
   const given = Object.fromEntries(
     Object.entries(options).filter(([, value]) => value !== undefined),
@@ -58,10 +50,7 @@ function resolveOptions(options: MemoryLedgerStoreOptions): Required<MemoryLedge
   }
   if (typeof resolved.now !== 'function') problems.push('now must be a function returning epoch ms');
   if (problems.length > 0) {
-    throw new MemoryLedgerStoreError(
-      'invalid_ledger_store_options',
-      `Invalid memory ledger store options: ${problems.join('; ')}`,
-    );
+    throw new TollboothError('invalid_config', `Invalid memory ledger store options: ${problems.join('; ')}`);
   }
   return resolved;
 }
@@ -75,10 +64,7 @@ function newerFirst(a: LedgerEntry, b: LedgerEntry): number {
 function resolveLimit(limit: number | undefined): number {
   const value = limit ?? LEDGER_QUERY_DEFAULT_LIMIT;
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new MemoryLedgerStoreError(
-      'invalid_ledger_query',
-      `limit must be a non-negative integer (got ${value})`,
-    );
+    throw new TollboothError('invalid_config', `limit must be a non-negative integer (got ${value})`);
   }
   return value;
 }
@@ -98,7 +84,7 @@ function holds(entry: LedgerEntry, expect: LedgerExpectation): boolean {
  * stored field unchanged; `updatedAt` is set by the store.
  *
  * @param options - `purgeIntervalMs` (default 60 000; 0 = off), `now` (default `Date.now`).
- * @throws an error with code `invalid_ledger_store_options` listing every invalid option.
+ * @throws {TollboothError} `invalid_config`, listing every invalid option.
  * @example
  * ```ts
  * import { createMemoryLedgerStore } from '@tollbooth/core';
@@ -140,7 +126,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
     }
   };
   const assertOpen = (): void => {
-    if (closed) throw new MemoryLedgerStoreError('ledger_store_closed', 'The memory ledger store is closed');
+    if (closed) throw new TollboothError('ledger_unavailable', 'The memory ledger store is closed');
   };
 
   const purge = (at: number): number => {
