@@ -7,6 +7,7 @@ export * from './facilitator/index';
 export * from './gate/index';
 export * from './ledger/index';
 export * from './ledger/memory/index';
+export * from './node/index';
 export * from './protocol/index';
 export * from './routes/index';
 export * from './scheme';

@@ -1,0 +1,74 @@
+// @tollbooth/express: a thin Express adapter for the Tollbooth payment gate. It translates the
+// request, buffers the handler's response and writes what the gate decides; no protocol logic.
+import {
+  captureResponse,
+  createPaymentGate,
+  type PaidRequest,
+  type PaymentGateOptions,
+  type TollboothGate,
+  toRequestView,
+  writeGateResponse,
+} from '@tollbooth/core';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** The accepted payment, on paid routes (also in `res.locals.payment`). */
+      payment?: PaidRequest;
+    }
+  }
+}
+
+/** Either the gate's options, or a gate created elsewhere (shared between apps or adapters). */
+export type TollboothOptions = PaymentGateOptions | { gate: TollboothGate };
+
+/** The middleware, with the gate it drives (route table, ledger). */
+export type TollboothMiddleware = RequestHandler & { readonly gate: TollboothGate };
+
+/**
+ * Express middleware that puts paid routes behind x402 payments. Mount it before the routes it
+ * guards; free routes pass through untouched. The accepted payment is on `req.payment` and
+ * `res.locals.payment`.
+ *
+ * @throws TollboothError `invalid_config` listing every configuration problem.
+ * @example
+ * app.use(tollbooth({
+ *   routes: { 'GET /api/v1/fees/now': { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } } },
+ *   schemes: [exactEvmScheme()],
+ *   facilitator: createHttpFacilitatorClient({ url: 'https://x402.org/facilitator' }),
+ * }));
+ */
+export function tollbooth(options: TollboothOptions): TollboothMiddleware {
+  const gate = 'gate' in options ? options.gate : createPaymentGate(options);
+
+  const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const view = toRequestView(req, {
+      protocol: req.protocol,
+      ...(req.get('host') ? { host: req.get('host') as string } : {}),
+      url: req.originalUrl,
+    });
+    view.raw = req;
+    const outcome = await gate.handle(view);
+    if (outcome.kind === 'pass') return next();
+    if (outcome.kind !== 'proceed') return writeGateResponse(res, outcome.response);
+
+    const payment = outcome.payment;
+    req.payment = payment;
+    res.locals['payment'] = payment;
+    const capture = captureResponse(res);
+    // A client that goes away before the handler answers: nothing is settled, the claim is freed.
+    res.once('close', () => {
+      if (!capture.ended) {
+        capture.restore();
+        void gate.release(payment);
+      }
+    });
+    void capture.done.then(async (handled) => writeGateResponse(res, await gate.finish(payment, handled)));
+    // A throwing handler reaches Express's error handler, whose (≥ 400) response is captured too.
+    next();
+  };
+  return Object.assign(middleware as RequestHandler, { gate });
+}
+
+export type { PaidRequest, PaymentGateOptions } from '@tollbooth/core';
