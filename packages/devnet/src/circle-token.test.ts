@@ -1,9 +1,12 @@
 import { hashDomain, parseEventLogs } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { linkBytecode } from './circle-token';
 import { CANONICAL_USDC } from './constants';
 import { type Devnet, startDevnet } from './start-devnet';
 import { buildAuthorization, bytesArgs, signAuthorization, vrsArgs } from './test-helpers';
+
+// Real anvil processes: allow for a busy 2-core machine running every suite at once.
+vi.setConfig({ testTimeout: 20_000, hookTimeout: 30_000 });
 
 let devnet: Devnet;
 

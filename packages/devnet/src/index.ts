@@ -14,6 +14,8 @@ export {
 export {
   DEVNET_DEFAULTS,
   type Devnet,
+  type DevnetPublicClient,
+  type DevnetTestClient,
   type DevnetToken,
   type DevnetTokenKind,
   type DevnetWalletClient,

@@ -1,14 +1,22 @@
 import {
   type Address,
   type Chain,
+  type Client,
   createPublicClient,
   createTestClient,
   createWalletClient,
   defineChain,
   type Hash,
   type Hex,
+  type HttpTransport,
   http,
+  type PrivateKeyAccount,
+  type PublicActions,
+  type PublicClient,
   publicActions,
+  type TestClient,
+  type WalletActions,
+  type WalletRpcSchema,
 } from 'viem';
 import { nonceManager, privateKeyToAccount } from 'viem/accounts';
 import { anvilAccount, type DevnetAccount } from './accounts';
@@ -91,14 +99,34 @@ export interface DevnetToken {
 }
 
 /** A wallet client for one local account, with the public actions (read, wait) mixed in. */
-export type DevnetWalletClient = ReturnType<typeof createDevnetWalletClient>;
+export type DevnetWalletClient = Client<
+  HttpTransport,
+  Chain,
+  PrivateKeyAccount,
+  WalletRpcSchema,
+  WalletActions<Chain, PrivateKeyAccount> & PublicActions<HttpTransport, Chain, PrivateKeyAccount>
+>;
 
-function createDevnetWalletClient(chain: Chain, rpcUrl: string, privateKey: Hex, useNonceManager: boolean) {
+/** The devnet's public client. */
+export type DevnetPublicClient = PublicClient<HttpTransport, Chain>;
+
+/** The devnet's viem test client (mode anvil). */
+export type DevnetTestClient = TestClient<'anvil', HttpTransport, Chain>;
+
+function createDevnetWalletClient(
+  chain: Chain,
+  rpcUrl: string,
+  privateKey: Hex,
+  useNonceManager: boolean,
+): DevnetWalletClient {
   const account = privateKeyToAccount(privateKey, useNonceManager ? { nonceManager } : {});
   return createWalletClient({ account, chain, transport: http(rpcUrl) }).extend(publicActions);
 }
 
-function createClients(chain: Chain, rpcUrl: string) {
+function createClients(
+  chain: Chain,
+  rpcUrl: string,
+): { publicClient: DevnetPublicClient; testClient: DevnetTestClient } {
   return {
     publicClient: createPublicClient({ chain, transport: http(rpcUrl) }),
     testClient: createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) }),
@@ -124,9 +152,9 @@ export interface Devnet {
     /** Hold `payerBalance` of the token each. */
     readonly payers: readonly DevnetAccount[];
   };
-  readonly publicClient: ReturnType<typeof createClients>['publicClient'];
+  readonly publicClient: DevnetPublicClient;
   /** viem test client (mode anvil): snapshots, impersonation, setCode and the like. */
-  readonly testClient: ReturnType<typeof createClients>['testClient'];
+  readonly testClient: DevnetTestClient;
   /**
    * A wallet client (with public actions) for a private key. viem's nonce manager is on by default,
    * so concurrent transactions from one account do not collide.

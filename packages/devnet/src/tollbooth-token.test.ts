@@ -1,9 +1,12 @@
 import { encodeFunctionData, type Hex, hashDomain, parseEventLogs } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CANONICAL_USDC, MULTICALL3_ADDRESS } from './constants';
 import { multicall3Abi, testErc1271WalletAbi, testErc1271WalletBytecode } from './generated/artifacts';
 import { type Devnet, startDevnet } from './start-devnet';
 import { buildAuthorization, bytesArgs, randomNonce, signAuthorization, vrsArgs } from './test-helpers';
+
+// Real anvil processes: allow for a busy 2-core machine running every suite at once.
+vi.setConfig({ testTimeout: 20_000, hookTimeout: 30_000 });
 
 let devnet: Devnet;
 

@@ -5,8 +5,11 @@ import { toClientEvmSigner, toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Devnet, startDevnet } from './start-devnet';
+
+// Real anvil processes: allow for a busy 2-core machine running every suite at once.
+vi.setConfig({ testTimeout: 20_000, hookTimeout: 30_000 });
 
 let devnet: Devnet;
 let facilitator: x402Facilitator;

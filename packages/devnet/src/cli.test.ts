@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const cli = join(dirname(fileURLToPath(import.meta.url)), 'cli.ts');
+
+function runCli(args: string[]) {
+  const child = spawn(process.execPath, ['--conditions=tollbooth-source', '--import', 'tsx', cli, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, output: () => ({ stdout, stderr }) };
+}
+
+describe('tollbooth-devnet', () => {
+  it('prints the chain, token and labelled local keys, serves RPC, and stops cleanly on SIGINT', async () => {
+    const run = runCli(['--chain-id', '84532', '--payers', '1']);
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!run.output().stdout.includes('Press Ctrl-C') && Date.now() < deadline) {
+        if (run.child.exitCode !== null) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const { stdout } = run.output();
+      expect(stdout).toContain('Chain id     84532');
+      expect(stdout).toContain('0x036CbD53842c5426634e7929541eC2318f3dCF7e');
+      expect(stdout).toContain('name "USDC", version "2"');
+      expect(stdout).toContain('LOCAL TEST KEYS ONLY');
+      expect(stdout).toMatch(/#0 {2}0x90F79bf6EB2c4f870365E785982E1f101E93b906 {2}key 0x[0-9a-f]{64}/);
+      expect(stdout).not.toContain('#1 ');
+      const rpcUrl = /RPC URL\s+(\S+)/.exec(stdout)?.[1];
+      const response = await fetch(rpcUrl!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
+      expect(((await response.json()) as { result: string }).result).toBe('0x14a34');
+
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+      expect(run.output().stdout).toContain('stopped');
+      await expect(fetch(rpcUrl!, { method: 'POST' })).rejects.toThrow();
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('rejects a malformed flag with exit code 2 and the usage', async () => {
+    const run = runCli(['--payers', 'many']);
+    expect(await run.exited).toBe(2);
+    expect(run.output().stderr).toContain('--payers must be a non-negative integer');
+    expect(run.output().stderr).toContain('Usage: tollbooth-devnet');
+  }, 20_000);
+});
