@@ -16,6 +16,19 @@ export type SchemaDirection = 'input' | 'output';
 
 const cache = new WeakMap<object, Partial<Record<SchemaDirection, JsonSchema>>>();
 
+/**
+ * The global zod registry without `id`s: a schema registered with `.meta({ id })` would
+ * otherwise be extracted to `$defs` and referenced, and a discovery schema must be self-contained.
+ */
+const metadataWithoutIds = {
+  get(schema: z.core.$ZodType) {
+    const meta = z.globalRegistry.get(schema);
+    if (!meta || !('id' in meta)) return meta;
+    const { id: _id, ...rest } = meta;
+    return rest;
+  },
+} as unknown as z.core.$ZodRegistry<Record<string, unknown>>;
+
 function isZodSchema(value: unknown): value is z.ZodType {
   return typeof value === 'object' && value !== null && '_zod' in value;
 }
@@ -48,12 +61,13 @@ export function toJsonSchema(schema: unknown, direction: SchemaDirection): JsonS
         target: 'draft-2020-12',
         reused: 'inline',
         cycles: 'throw',
+        metadata: metadataWithoutIds,
         unrepresentable: 'any',
       }) as JsonSchema;
     } catch (cause) {
       throw new TollboothError(
         'invalid_config',
-        `discovery: schema cannot be converted to JSON Schema (${(cause as Error).message})`,
+        `discovery: schema cannot be converted to JSON Schema (${(cause as Error).message}); recursive schemas are not supported, describe that part as z.unknown()`,
         { cause },
       );
     }
@@ -73,7 +87,7 @@ function stripSchemaKeys(json: JsonSchema): JsonSchema {
   if ('$defs' in rest || JSON.stringify(rest).includes('"$ref"')) {
     throw new TollboothError(
       'invalid_config',
-      'discovery: recursive schemas are not supported in discovery documents; describe the part as z.unknown()',
+      'discovery: a schema with $defs or $ref cannot be embedded in discovery documents; inline it',
     );
   }
   return rest;

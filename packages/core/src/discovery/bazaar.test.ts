@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import type { RouteConfig } from '../routes/types';
+import { createBazaarExtension } from './bazaar';
+import type { DiscoverableRoute } from './route-view';
+
+function route(key: string, config: Partial<RouteConfig> = {}): DiscoverableRoute {
+  const [method, path] = key.split(' ') as [string, string];
+  return {
+    key,
+    method,
+    path,
+    isPattern: path.includes('*'),
+    config: { accepts: { network: 'eip155:8453', payTo: '0xabc', price: '$0.01' }, ...config },
+    requirements: [],
+  };
+}
+
+describe('createBazaarExtension', () => {
+  it('leaves a required parameter without an example out of info and out of required, but keeps it described', () => {
+    const extension = createBazaarExtension(
+      route('GET /search', {
+        discovery: {
+          input: {
+            queryParams: z.object({
+              id: z
+                .string()
+                .regex(/^[0-9a-f]{8}$/)
+                .describe('an id'),
+              page: z.coerce.number().int().min(1).describe('page'),
+            }),
+          },
+        },
+      }),
+    );
+    expect(extension.info.input.queryParams).toEqual({ page: 1 });
+    const input = (extension.schema.properties as Record<string, { properties: Record<string, unknown> }>)
+      .input;
+    expect(input.properties.queryParams).toEqual({
+      type: 'object',
+      properties: {
+        id: { type: 'string', pattern: '^[0-9a-f]{8}$', description: 'an id' },
+        page: expect.objectContaining({ type: 'integer', minimum: 1, description: 'page' }),
+      },
+      required: ['page'],
+    });
+  });
+
+  it('drops a made-up example that the zod schema refuses', () => {
+    const extension = createBazaarExtension(
+      route('GET /x', {
+        discovery: {
+          input: {
+            queryParams: z.object({ word: z.string().refine((v) => v.startsWith('a'), 'must start with a') }),
+          },
+        },
+      }),
+    );
+    expect(extension.info.input.queryParams).toEqual({});
+  });
+
+  it('fixes the method and documents the 200 body under output', () => {
+    const output = z.object({ ok: z.boolean() }).meta({ examples: [{ ok: true }] });
+    const extension = createBazaarExtension(route('DELETE /thing', { discovery: { output } }));
+    expect(extension.info).toEqual({
+      input: { type: 'http', method: 'DELETE' },
+      output: { type: 'json', example: { ok: true } },
+    });
+    const properties = extension.schema.properties as Record<string, { properties: Record<string, unknown> }>;
+    expect(properties.input.properties.method).toEqual({ type: 'string', enum: ['DELETE'] });
+    expect(properties.output.properties.example).toEqual(
+      expect.objectContaining({ type: 'object', properties: { ok: { type: 'boolean' } } }),
+    );
+    expect(extension.routeTemplate).toBeUndefined();
+  });
+
+  it('gives a body method an empty JSON body when no body schema is declared', () => {
+    const extension = createBazaarExtension(route('POST /submit'));
+    expect(extension.info.input).toEqual({ type: 'http', method: 'POST', bodyType: 'json', body: {} });
+  });
+
+  it('uses the request method for a route declared for any method', () => {
+    const extension = createBazaarExtension(route('* /any'), { method: 'put' });
+    expect(extension.info.input.method).toBe('PUT');
+  });
+
+  it('documents path parameters the schema does not describe as required strings', () => {
+    const extension = createBazaarExtension(route('GET /a/:x/b/:y'));
+    expect(extension.routeTemplate).toBe('/a/:x/b/:y');
+    expect(extension.info.input.pathParams).toEqual({ x: 'x', y: 'x' });
+  });
+
+  it('rejects path parameter descriptions for segments the path does not have', () => {
+    expect(() =>
+      createBazaarExtension(
+        route('GET /a/:x', {
+          discovery: { input: { pathParams: z.object({ x: z.string(), nope: z.string() }) } },
+        }),
+      ),
+    ).toThrow(/nope/);
+  });
+});
