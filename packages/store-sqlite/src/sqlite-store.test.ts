@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteLedgerStore, SQLITE_LEDGER_STORE_DEFAULTS } from './sqlite-store';
 
 describe('createSqliteLedgerStore', () => {
@@ -29,5 +34,63 @@ describe('createSqliteLedgerStore', () => {
     const store = createSqliteLedgerStore({ filename: ':memory:' });
     await store.close();
     await expect(store.get('x')).rejects.toMatchObject({ code: 'ledger_unavailable' });
+  });
+
+  describe('shared by several processes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollbooth-sqlite-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    // Each process claims the same ids, then tries to move each one from claimed to settling.
+    const child = `
+      import { createSqliteLedgerStore } from '@tollbooth/store-sqlite';
+      const [filename, name, start] = process.argv.slice(1);
+      const store = createSqliteLedgerStore({ filename, purgeIntervalMs: 0 });
+      // Start together, so the processes really contend for the file.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(start) - Date.now())));
+      const won = { claims: [], updates: [] };
+      const now = Date.now();
+      for (let i = 0; i < 200; i += 1) {
+        const id = 'id-' + i;
+        const entry = { id, state: 'claimed', resource: 'r', route: 'GET /r', network: 'n', payload: {},
+          requirements: {}, validBefore: 1, owner: name, leaseUntil: now, createdAt: now, updatedAt: now,
+          expiresAt: now + 60000 };
+        if ((await store.claim(entry)).acquired) won.claims.push(id);
+        if (await store.update(id, { state: ['claimed'] }, { state: 'settling', owner: name })) won.updates.push(id);
+      }
+      await store.close();
+      process.stdout.write(JSON.stringify(won));
+    `;
+
+    it('lets exactly one process win each claim and each state change on one file', async () => {
+      const filename = join(dir, 'ledger.db');
+      await createSqliteLedgerStore({ filename, purgeIntervalMs: 0 }).close();
+      const start = String(Date.now() + 2_500);
+      const run = promisify(execFile);
+      const outputs = await Promise.all(
+        ['p1', 'p2', 'p3'].map((name) =>
+          run(
+            process.execPath,
+            [
+              '--conditions=tollbooth-source',
+              '--import',
+              'tsx',
+              '--input-type=module',
+              '-e',
+              child,
+              filename,
+              name,
+              start,
+            ],
+            { cwd: process.cwd() },
+          ),
+        ),
+      );
+      const won = outputs.map((o) => JSON.parse(o.stdout) as { claims: string[]; updates: string[] });
+      const claims = won.flatMap((w) => w.claims).sort();
+      const updates = won.flatMap((w) => w.updates).sort();
+      const ids = Array.from({ length: 200 }, (_, i) => `id-${i}`).sort();
+      expect(claims).toEqual(ids);
+      expect(updates).toEqual(ids);
+    });
   });
 });
