@@ -20,6 +20,11 @@ import { getBlockNumber, getLogs, getTransaction, getTransactionReceipt, readCon
 import { eip3009Abi } from '../constants';
 import { type CheckedExactEvmRequest, checkRequest, toExactEvmRequest } from '../internal/exact-evm-request';
 
+const authorizationUsedEvent = eip3009Abi.find(
+  (item): item is Extract<(typeof eip3009Abi)[number], { name: 'AuthorizationUsed' }> =>
+    item.type === 'event' && item.name === 'AuthorizationUsed',
+)!;
+
 /** Blocks searched backwards for the `AuthorizationUsed` log when no transaction hash is known. */
 export const DEFAULT_RECONCILE_LOOKBACK_BLOCKS = 50_000n;
 
@@ -84,7 +89,7 @@ export async function reconcileExactEvmPayment(
     const latest = await getBlockNumber(client, { cacheTime: 0 });
     const logs = await getLogs(client, {
       address: request.assetAddress,
-      event: eip3009Abi[6],
+      event: authorizationUsedEvent,
       args: { authorizer: from, nonce },
       fromBlock: latest > lookback ? latest - lookback : 0n,
       toBlock: latest,

@@ -77,8 +77,10 @@ export function createExactEvmScheme(
     } else problems.push('publicClient must be a viem client or a record of clients by network');
   }
   const lookback = parameters.reconcileLookbackBlocks;
-  if (lookback !== undefined && !(BigInt(lookback) >= 0n))
-    problems.push('reconcileLookbackBlocks must be ≥ 0');
+  const validLookback =
+    lookback === undefined ||
+    (typeof lookback === 'bigint' ? lookback >= 0n : Number.isSafeInteger(lookback) && lookback >= 0);
+  if (!validLookback) problems.push('reconcileLookbackBlocks must be a non-negative integer');
   if (recoveryBackend !== undefined && recoveryBackend !== 'native' && recoveryBackend !== 'noble')
     problems.push(`recoveryBackend must be "native" or "noble", got "${String(recoveryBackend)}"`);
   if (problems.length > 0) {
