@@ -67,8 +67,8 @@ describe('createBazaarExtension', () => {
       output: { type: 'json', example: { ok: true } },
     });
     const properties = extension.schema.properties as Record<string, { properties: Record<string, unknown> }>;
-    expect(properties.input.properties.method).toEqual({ type: 'string', enum: ['DELETE'] });
-    expect(properties.output.properties.example).toEqual(
+    expect(properties.input!.properties.method).toEqual({ type: 'string', enum: ['DELETE'] });
+    expect(properties.output!.properties.example).toEqual(
       expect.objectContaining({ type: 'object', properties: { ok: { type: 'boolean' } } }),
     );
     expect(extension.routeTemplate).toBeUndefined();
