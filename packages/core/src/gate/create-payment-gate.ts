@@ -449,7 +449,15 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         logger?.error({ err: error, requestId }, 'ledger claim failed');
         return respond(errorResponse('ledger_unavailable', requestId));
       }
-      if (claimed.acquired) return verifyAndProceed(ctx, paid);
+      if (claimed.acquired) {
+        try {
+          return await verifyAndProceed(ctx, paid);
+        } catch (error) {
+          // Only a claim that spent nothing (claimed/verified) can be released; anything later stays.
+          await releaseQuietly(ctx);
+          throw error;
+        }
+      }
       try {
         const result = await fromExisting(ctx, paid, claimed.entry);
         if (result !== RETRY) {

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TollboothError } from '../errors/tollbooth-error';
 import { createSimpleScheme, TEST_ASSET, TEST_PAY_TO } from '../test-support/simple-scheme';
 import { compileRoutes } from './compile-routes';
+import { normalizeTarget } from './normalize-path';
 import type { RoutesConfig } from './types';
 
 const network = 'eip155:8453';
@@ -182,5 +184,40 @@ describe('availability', () => {
     local.setAvailability('GET /api/v1/fees/now', 'active');
     expect(local.match('GET', '/api/v1/fees/now')!.route.availability).toBe('active');
     expect(() => local.setAvailability('GET /nope', 'active')).toThrow(TollboothError);
+  });
+});
+
+describe('path normalisation (properties)', () => {
+  const segment = fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/);
+
+  it('is idempotent', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (raw) => {
+        const once = normalizeTarget(raw).path;
+        expect(normalizeTarget(once).path).toBe(once);
+      }),
+    );
+  });
+
+  it('maps any encoding of a paid path to its route', () => {
+    const disguise = fc.constantFrom(
+      (s: string) => s,
+      (s: string) => s.toUpperCase(),
+      (s: string) => encodeURIComponent(s).replaceAll('%2F', '%2f'),
+      (s: string) => [...s].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join(''),
+      (s: string) => `./${s}`,
+    );
+    const separator = fc.constantFrom('/', '//', '\\', '%2F', '%5C', '/./', '/x/../');
+    fc.assert(
+      fc.property(
+        segment,
+        fc.array(fc.tuple(separator, disguise), { minLength: 5, maxLength: 5 }),
+        (txid, parts) => {
+          const names = ['api', 'v1', 'ai', 'explain', 'transaction'];
+          const path = names.map((name, i) => `${parts[i]![0]}${parts[i]![1](name)}`).join('') + `/${txid}`;
+          expect(table.match('GET', path)?.route.key).toBe('GET /api/v1/ai/explain/transaction/:txid');
+        },
+      ),
+    );
   });
 });
