@@ -411,6 +411,24 @@ export function describeLedgerStore(
         expect(found).toEqual(await store.get(a!));
       });
 
+      it('orders entries created in the same millisecond by id, descending', async () => {
+        const store = await openStore();
+        const createdAt = Date.now();
+        const suffix = randomBytes(4).toString('hex');
+        for (const id of [`tie-b-${suffix}`, `tie-c-${suffix}`, `tie-a-${suffix}`]) {
+          await store.claim(buildLedgerEntry({ id, createdAt, payer: `0xtie${suffix}` }));
+        }
+        expect((await store.query({ payer: `0xtie${suffix}` })).map((e) => e.id)).toEqual([
+          `tie-c-${suffix}`,
+          `tie-b-${suffix}`,
+          `tie-a-${suffix}`,
+        ]);
+        expect((await store.query({ state: 'claimed', limit: 2 })).map((e) => e.id)).toEqual([
+          `tie-c-${suffix}`,
+          `tie-b-${suffix}`,
+        ]);
+      });
+
       it('returns at most 100 entries by default', async () => {
         const store = await openStore();
         await Promise.all(Array.from({ length: 105 }, () => store.claim(buildLedgerEntry())));
