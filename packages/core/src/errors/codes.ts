@@ -85,12 +85,13 @@ export const ERROR_CODES = {
   payment_insufficient_funds: {
     status: 402,
     retryable: false,
-    meaning: 'The payer lacks the balance; top up and retry the same payload.',
+    meaning:
+      'The payer lacks the balance. Refused at verify (nothing claimed): top up and retry the same payload.',
   },
   payment_invalid: {
     status: 402,
     retryable: false,
-    meaning: 'The scheme rejected the payment locally (see the message for the reason).',
+    meaning: 'The scheme rejected the payment locally for a reason with no more specific code.',
   },
   payment_verification_failed: {
     status: 402,
