@@ -1,6 +1,7 @@
 export * from './builders';
 export * from './constants';
 export * from './derived';
+export * from './errors';
 export * from './fee-math';
 export * from './schemas';
 export * from './send-wait';
