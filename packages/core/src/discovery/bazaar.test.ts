@@ -34,9 +34,8 @@ describe('createBazaarExtension', () => {
       }),
     );
     expect(extension.info.input.queryParams).toEqual({ page: 1 });
-    const input = (extension.schema.properties as Record<string, { properties: Record<string, unknown> }>)
-      .input;
-    expect(input.properties.queryParams).toEqual({
+    const properties = extension.schema.properties as Record<string, { properties: Record<string, unknown> }>;
+    expect(properties.input!.properties.queryParams).toEqual({
       type: 'object',
       properties: {
         id: { type: 'string', pattern: '^[0-9a-f]{8}$', description: 'an id' },
