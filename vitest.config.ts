@@ -14,14 +14,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       {
-        ...shared,
+        extends: true,
         test: {
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
         },
       },
       {
-        ...shared,
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
