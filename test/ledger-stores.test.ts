@@ -12,13 +12,25 @@ import { describeLedgerStore } from './support/ledger-store-suite';
 
 describeLedgerStore('memory', () => createMemoryLedgerStore(), { durable: false, shared: false });
 
-// One database file per run; each namespace is a table of its own, opened by a new connection each time.
-const sqliteDir = mkdtempSync(join(tmpdir(), 'tollbooth-ledger-'));
+// One database file per run (made on first use, so a filtered run leaves nothing behind); each
+// namespace is a table of its own, opened by a new connection each time.
+let sqliteDir: string | undefined;
 describeLedgerStore(
   'SQLite',
-  (namespace) =>
-    createSqliteLedgerStore({ filename: join(sqliteDir, 'ledger.db'), tableName: `ledger_${namespace}` }),
-  { durable: true, shared: true, cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }) },
+  (namespace) => {
+    sqliteDir ??= mkdtempSync(join(tmpdir(), 'tollbooth-ledger-'));
+    return createSqliteLedgerStore({
+      filename: join(sqliteDir, 'ledger.db'),
+      tableName: `ledger_${namespace}`,
+    });
+  },
+  {
+    durable: true,
+    shared: true,
+    cleanup: async () => {
+      if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
+    },
+  },
 );
 
 // Postgres: a schema of its own per run (dropped afterwards); each namespace is a table in it and
