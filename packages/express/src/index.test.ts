@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import {
   createMemoryLedgerStore,
   encodeHeader,
@@ -240,6 +240,23 @@ describe('tollbooth() on Express 5', () => {
       const res = await agent().get(path);
       expect(res.status).toBe(402);
     }
+    expect(runs).toBe(0);
+  });
+
+  it('gates an absolute-form request target to a paid route', async () => {
+    const { port } = server.address() as { port: number };
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path: 'http://evil.example/api/v1/ai/chat' },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(402);
     expect(runs).toBe(0);
   });
 
