@@ -1,5 +1,5 @@
 import type { PaymentPayload, PaymentRequirements } from '@tollbooth/core';
-import { type Devnet, startDevnet } from '@tollbooth/devnet';
+import { type Devnet, startDevnet, testErc1271WalletAbi, testErc1271WalletBytecode } from '@tollbooth/devnet';
 import { createPublicClient, type Hex, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,6 +226,66 @@ describe('createExactEvmFacilitator on a devnet', () => {
     expect(await reconcileExactEvmPayment({ ...input, now: validBefore })).toEqual({ status: 'expired' });
   });
 
+  it('accepts an ERC-1271 smart wallet payer through the chain, which preVerify leaves to it only when told', async () => {
+    const owner = payer(1);
+    const deployer = devnet.clientFor(devnet.accounts.deployer.privateKey);
+    const deployHash = await deployer.deployContract({
+      abi: testErc1271WalletAbi,
+      bytecode: testErc1271WalletBytecode,
+      args: [owner.address],
+    });
+    const wallet = (await deployer.waitForTransactionReceipt({ hash: deployHash })).contractAddress!;
+    await devnet.mint(wallet, 1_000_000n);
+    const payment = await signedPayment(owner, {}, wallet);
+    expect(createExactEvmScheme().preVerify(payment, requirements, now())).toMatchObject({
+      ok: false,
+      reason: ExactEvmReason.signature,
+    });
+    expect(
+      createExactEvmScheme({ deferMismatchedSignaturesToFacilitator: true }).preVerify(
+        payment,
+        requirements,
+        now(),
+      ),
+    ).toMatchObject({ ok: true, payer: wallet });
+    expect(await facilitator.verify(payment, requirements)).toEqual({ isValid: true, payer: wallet });
+    expect(await facilitator.settle(payment, requirements)).toMatchObject({ success: true, payer: wallet });
+    expect(await devnet.balanceOf(wallet)).toBe(1_000_000n - 10_000n);
+    // A signature by anyone but the owner is refused by the wallet.
+    const forged = await signedPayment(payer(2), {}, wallet);
+    expect(await facilitator.verify(forged, requirements)).toMatchObject({
+      isValid: false,
+      invalidReason: ExactEvmReason.signature,
+    });
+  });
+
+  it('settles through a viem wallet client given instead of an account', async () => {
+    const fromWallet = createExactEvmFacilitator({
+      walletClient: devnet.clientFor(devnet.accounts.deployer.privateKey),
+    });
+    const payment = await buildPayment(payer(0), requirements);
+    expect(await fromWallet.settle(payment, requirements)).toMatchObject({ success: true });
+    expect((await fromWallet.supported()).signers).toEqual({
+      'eip155:*': [devnet.accounts.deployer.address],
+    });
+  });
+
+  it('reports every invalid option at once', () => {
+    expect(() =>
+      createExactEvmFacilitator({ account: '0x12', rpcUrl: 'http://x', receiptTimeoutMs: -1 }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'invalid_config',
+        problems: [
+          'account is not a valid private key',
+          'rpcUrl/transport need a chain',
+          'chain or networks is required',
+          'receiptTimeoutMs must be a positive integer',
+        ],
+      }),
+    );
+  });
+
   it('lists its kinds and signer in supported()', async () => {
     expect(await facilitator.supported()).toEqual({
       kinds: [
@@ -242,9 +302,10 @@ describe('createExactEvmFacilitator on a devnet', () => {
 async function signedPayment(
   account: ReturnType<typeof payer>,
   overrides: Partial<Record<'validAfter' | 'validBefore', string>>,
+  from: `0x${string}` = account.address,
 ): Promise<PaymentPayload> {
   const authorization = {
-    from: account.address,
+    from,
     to: requirements.payTo as `0x${string}`,
     value: requirements.amount,
     validAfter: '0',

@@ -24,6 +24,11 @@ export interface CreateExactEvmSchemeParameters {
   reconcileLookbackBlocks?: bigint | number | undefined;
   /** Force the signature recovery backend. Default: native libsecp256k1 when it loads, else @noble/curves. */
   recoveryBackend?: RecoveryBackend | undefined;
+  /**
+   * Leave 65-byte signatures that do not recover to the payer to the facilitator (ERC-1271 wallets
+   * that sign with an owner key) instead of refusing them locally. Default false.
+   */
+  deferMismatchedSignaturesToFacilitator?: boolean | undefined;
 }
 export type CreateExactEvmSchemeReturnType = SchemeServer;
 export type CreateExactEvmSchemeErrorType = EvmSchemeError;
@@ -96,7 +101,13 @@ export function createExactEvmScheme(
     supportsNetwork: (network) => getChainId(network) !== undefined,
     resolvePrice: (price, network) => resolveExactEvmPrice({ price, network, assets }),
     preVerify: (payload, requirements, now) =>
-      preVerifyExactEvmPayment({ payload, requirements, now, backend: recoveryBackend }),
+      preVerifyExactEvmPayment({
+        payload,
+        requirements,
+        now,
+        backend: recoveryBackend,
+        deferMismatchedSignaturesToFacilitator: parameters.deferMismatchedSignaturesToFacilitator === true,
+      }),
   };
   if (clients.size > 0 || anyNetworkClient) {
     scheme.reconcile = async (input: ReconcileInput) => {

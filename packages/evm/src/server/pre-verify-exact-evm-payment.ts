@@ -18,6 +18,12 @@ export interface PreVerifyExactEvmPaymentParameters {
   now: number;
   /** Force a recovery backend (tests, benchmarks); default native when it loads. */
   backend?: RecoveryBackend | undefined;
+  /**
+   * Pass a 65-byte signature that does not recover to `from` on to the facilitator instead of
+   * refusing it: some ERC-1271 smart wallets sign with an owner key, which only the chain can check.
+   * Default false (refuse locally).
+   */
+  deferMismatchedSignaturesToFacilitator?: boolean | undefined;
 }
 export type PreVerifyExactEvmPaymentReturnType = PreVerifyResult;
 
@@ -28,7 +34,8 @@ export type PreVerifyExactEvmPaymentReturnType = PreVerifyResult;
  * the official reason strings.
  *
  * A signature that is not 65 bytes (ERC-1271 smart wallet, ERC-6492 counterfactual wallet) cannot
- * be checked without the chain; it passes here and is left to the facilitator.
+ * be checked without the chain; it passes here and is left to the facilitator (and so, with
+ * `deferMismatchedSignaturesToFacilitator`, does a 65-byte signature by another key).
  *
  * @example
  * const result = preVerifyExactEvmPayment({ payload, requirements, now: Math.floor(Date.now() / 1000) });
@@ -37,7 +44,7 @@ export type PreVerifyExactEvmPaymentReturnType = PreVerifyResult;
 export function preVerifyExactEvmPayment(
   parameters: PreVerifyExactEvmPaymentParameters,
 ): PreVerifyExactEvmPaymentReturnType {
-  const { payload, requirements, now, backend } = parameters;
+  const { payload, requirements, now, backend, deferMismatchedSignaturesToFacilitator } = parameters;
   const checked = checkRequest(toExactEvmRequest(payload, requirements));
   if (!checked.ok) return { ok: false, reason: checked.reason, message: checked.message };
   const request = checked.request;
@@ -52,7 +59,7 @@ export function preVerifyExactEvmPayment(
     };
   }
   const signature = checkLocalSignature(request, digest, backend);
-  if (signature.kind === 'mismatch') {
+  if (signature.kind === 'mismatch' && !deferMismatchedSignaturesToFacilitator) {
     return {
       ok: false,
       reason: ExactEvmReason.signature,
