@@ -1,0 +1,277 @@
+import {
+  decodeHeaderJson,
+  encodeHeader,
+  type PaymentPayload,
+  type PaymentPayloadV1,
+  PaymentRequired,
+  PaymentRequiredV1,
+  type PaymentRequirements,
+  type PaymentRequirementsV1,
+  SettleResponse,
+  V1_NETWORKS,
+} from '@tollbooth/core';
+import { SpendLedger } from './spend-limits';
+
+/** Signs payments for the requirements it supports. `@tollbooth/evm` provides one per account. */
+export interface PaymentSigner {
+  /** Whether this signer can pay a requirement (scheme, network in the form of its version, asset). */
+  supports(requirement: PaymentRequirements | PaymentRequirementsV1, x402Version: 1 | 2): boolean;
+  createPayload(paymentRequired: PaymentRequired, requirement: PaymentRequirements): Promise<PaymentPayload>;
+  /** For x402 v1 routes; without it v1 challenges are not paid. */
+  createPayloadV1?(
+    paymentRequired: PaymentRequiredV1,
+    requirement: PaymentRequirementsV1,
+  ): Promise<PaymentPayloadV1>;
+}
+
+export interface PayingClientOptions {
+  signer: PaymentSigner;
+  /** Largest single payment in atomic units (e.g. `10_000n` = 0.01 USDC). Required: never pay blind. */
+  maxAmountPerPayment: bigint | string;
+  /** Largest total over the client's lifetime, in atomic units. Default: no total limit. */
+  maxTotal?: bigint | string;
+  /** Only pay these assets (compared case-insensitively), e.g. `[{ network: 'eip155:8453', asset: '0x8335…' }]`. */
+  allowedAssets?: Array<{ network: string; asset: string }>;
+  /** The fetch to wrap. Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Retries of the exact same payload after a 502 `retry_exact_payment_payload` or a 409 `payment_in_progress`. Default 4. */
+  maxRetries?: number;
+  /** First backoff delay in ms, doubled each retry (with jitter), capped by `maxRetryDelayMs`. Default 250. */
+  retryDelayMs?: number;
+  /** Default 5000. */
+  maxRetryDelayMs?: number;
+  /** Picks among the payable requirements. Default: the cheapest. */
+  select?: (
+    candidates: Array<PaymentRequirements | PaymentRequirementsV1>,
+  ) => PaymentRequirements | PaymentRequirementsV1;
+}
+
+export const DEFAULTS = {
+  maxRetries: 4,
+  retryDelayMs: 250,
+  maxRetryDelayMs: 5000,
+} as const;
+
+/** What one paid call did. */
+export interface PaidResponse {
+  response: Response;
+  /** The challenge the server sent, if it asked for payment. */
+  paymentRequired?: PaymentRequired | PaymentRequiredV1;
+  /** The payload that was sent (the same one on every retry). */
+  payload?: PaymentPayload | PaymentPayloadV1;
+  /** The decoded `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE` settlement receipt. */
+  receipt?: SettleResponse;
+  /** Requests sent with the payment: 1, plus one per retry of the same payload. */
+  attempts: number;
+}
+
+/** Why a paying client refused to pay. */
+export class PaymentClientError extends Error {
+  override readonly name = 'PaymentClientError';
+  constructor(
+    readonly code:
+      | 'invalid_challenge'
+      | 'no_payable_requirement'
+      | 'spend_limit_exceeded'
+      | 'payment_already_attempted',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PayingClient {
+  /** Like `fetch`; pays a 402 within the limits and returns the final response. */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** Like `fetch`, with the challenge, payload and decoded receipt. */
+  pay(input: string | URL | Request, init?: RequestInit): Promise<PaidResponse>;
+  /** Atomic units committed so far (payments refused with 402 are not counted). */
+  readonly spent: bigint;
+}
+
+const RETRY_INSTRUCTION = 'retry_exact_payment_payload';
+
+/**
+ * Creates a client that pays x402 challenges: on 402 it reads the challenge (the
+ * `PAYMENT-REQUIRED` header, or a v1 body), picks a requirement within its spend limits, signs
+ * it, and sends the same request once more with the payment. On a 502 carrying
+ * `retry_exact_payment_payload` (or a 409 `payment_in_progress`) it resends the **exact same**
+ * payload with backoff; it never signs a second payment on its own.
+ *
+ * @example
+ * const client = createPayingClient({ signer: createEvmPaymentSigner({ account }), maxAmountPerPayment: 10_000n });
+ * const { response, receipt } = await client.pay('http://localhost:3000/api/v1/fees/now');
+ */
+export function createPayingClient(options: PayingClientOptions): PayingClient {
+  const baseFetch = options.fetch ?? globalThis.fetch;
+  const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
+  const retryDelayMs = options.retryDelayMs ?? DEFAULTS.retryDelayMs;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs;
+  const limits = new SpendLedger({
+    maxPerPayment: BigInt(options.maxAmountPerPayment),
+    maxTotal: options.maxTotal === undefined ? undefined : BigInt(options.maxTotal),
+  });
+  const allowed = options.allowedAssets?.map((a) => `${a.network}|${a.asset.toLowerCase()}`);
+  const select =
+    options.select ??
+    ((candidates) => candidates.reduce((best, c) => (amountOf(c) < amountOf(best) ? c : best)));
+
+  async function pay(input: string | URL | Request, init?: RequestInit): Promise<PaidResponse> {
+    const template = new Request(input, init);
+    if (template.headers.has('payment-signature') || template.headers.has('x-payment')) {
+      throw new PaymentClientError(
+        'payment_already_attempted',
+        'the request already carries a payment header',
+      );
+    }
+    const first = await baseFetch(template.clone());
+    if (first.status !== 402) return { response: first, attempts: 0 };
+
+    const paymentRequired = await readChallenge(first);
+    const x402Version = paymentRequired.x402Version;
+    const candidates = (paymentRequired.accepts as Array<PaymentRequirements | PaymentRequirementsV1>).filter(
+      (r) =>
+        options.signer.supports(r, x402Version) &&
+        (!allowed || allowed.includes(`${networkOf(r, x402Version)}|${r.asset.toLowerCase()}`)),
+    );
+    if (candidates.length === 0) {
+      throw new PaymentClientError(
+        'no_payable_requirement',
+        'no requirement in the challenge can be paid by this signer',
+      );
+    }
+    const affordable = candidates.filter((r) => limits.allows(amountOf(r)));
+    if (affordable.length === 0) {
+      throw new PaymentClientError(
+        'spend_limit_exceeded',
+        `the cheapest payable requirement (${minAmount(candidates)} atomic units) exceeds the spend limits`,
+      );
+    }
+    const requirement = select(affordable);
+    const amount = amountOf(requirement);
+
+    const payload =
+      paymentRequired.x402Version === 2
+        ? await options.signer.createPayload(paymentRequired, requirement as PaymentRequirements)
+        : await signV1(paymentRequired, requirement as PaymentRequirementsV1);
+    const headerName = paymentRequired.x402Version === 2 ? 'PAYMENT-SIGNATURE' : 'X-PAYMENT';
+    const headerValue = encodeHeader(payload);
+    limits.reserve(amount);
+
+    let attempts = 0;
+    let response: Response;
+    for (;;) {
+      const request = template.clone();
+      request.headers.set(headerName, headerValue);
+      attempts += 1;
+      try {
+        response = await baseFetch(request);
+      } catch (error) {
+        // The payment may or may not have arrived: the same payload is the only safe retry.
+        if (attempts > maxRetries) throw error;
+        await sleep(backoff(attempts, retryDelayMs, maxRetryDelayMs));
+        continue;
+      }
+      if (attempts <= maxRetries && (await asksForSamePayload(response))) {
+        await sleep(retryAfter(response) ?? backoff(attempts, retryDelayMs, maxRetryDelayMs));
+        continue;
+      }
+      break;
+    }
+    if (response.status === 402) limits.refund(amount);
+    return { response, paymentRequired, payload, receipt: readReceipt(response), attempts };
+
+    async function signV1(
+      challenge: PaymentRequiredV1,
+      req: PaymentRequirementsV1,
+    ): Promise<PaymentPayloadV1> {
+      if (!options.signer.createPayloadV1) {
+        throw new PaymentClientError('no_payable_requirement', 'the signer cannot pay x402 v1 challenges');
+      }
+      return options.signer.createPayloadV1(challenge, req);
+    }
+  }
+
+  return {
+    pay,
+    fetch: async (input, init) => (await pay(input, init)).response,
+    get spent() {
+      return limits.committed;
+    },
+  };
+}
+
+/** Reads the challenge of a 402: the `PAYMENT-REQUIRED` header (v2), else a v1 JSON body. */
+export async function readChallenge(response: Response): Promise<PaymentRequired | PaymentRequiredV1> {
+  const header = response.headers.get('payment-required');
+  if (header) {
+    const parsed = PaymentRequired.safeParse(safeDecode(header));
+    if (parsed.success) return parsed.data;
+    throw new PaymentClientError(
+      'invalid_challenge',
+      `PAYMENT-REQUIRED is not a valid x402 v2 challenge: ${parsed.error.message}`,
+    );
+  }
+  const body = await response.text().then(
+    (text) => JSON.parse(text) as unknown,
+    () => undefined,
+  );
+  const v1 = PaymentRequiredV1.safeParse(body);
+  if (v1.success) return v1.data;
+  throw new PaymentClientError(
+    'invalid_challenge',
+    'the 402 carries neither a PAYMENT-REQUIRED header nor a v1 body',
+  );
+}
+
+/** Decodes the settlement receipt of a response, if it carries one. */
+export function readReceipt(response: Response): SettleResponse | undefined {
+  const header = response.headers.get('payment-response') ?? response.headers.get('x-payment-response');
+  if (!header) return undefined;
+  const parsed = SettleResponse.safeParse(safeDecode(header));
+  return parsed.success ? parsed.data : undefined;
+}
+
+function safeDecode(value: string): unknown {
+  try {
+    return decodeHeaderJson(value);
+  } catch {
+    return undefined;
+  }
+}
+
+async function asksForSamePayload(response: Response): Promise<boolean> {
+  if (response.status !== 502 && response.status !== 409) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => undefined)) as { error?: { code?: string; retry?: { instruction?: string } } } | undefined;
+  if (response.status === 502) return body?.error?.retry?.instruction === RETRY_INSTRUCTION;
+  return body?.error?.code === 'payment_in_progress';
+}
+
+function amountOf(requirement: PaymentRequirements | PaymentRequirementsV1): bigint {
+  const { amount, maxAmountRequired } = requirement as { amount?: string; maxAmountRequired?: string };
+  return BigInt(amount ?? maxAmountRequired ?? '0');
+}
+
+function minAmount(requirements: Array<PaymentRequirements | PaymentRequirementsV1>): bigint {
+  return requirements.map(amountOf).reduce((a, b) => (b < a ? b : a));
+}
+
+function networkOf(requirement: PaymentRequirements | PaymentRequirementsV1, x402Version: 1 | 2): string {
+  return x402Version === 2 ? requirement.network : (V1_NETWORKS[requirement.network] ?? requirement.network);
+}
+
+function backoff(attempt: number, base: number, cap: number): number {
+  const exp = Math.min(cap, base * 2 ** (attempt - 1));
+  return exp / 2 + Math.random() * (exp / 2);
+}
+
+function retryAfter(response: Response): number | undefined {
+  const value = response.headers.get('retry-after');
+  if (!value || !/^\d+$/.test(value)) return undefined;
+  return Math.min(Number(value) * 1000, DEFAULTS.maxRetryDelayMs);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
