@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type MempoolSimulator, startMempoolSimulator } from '../simulator/server';
+import { createMempoolSpaceClient } from '../upstreams/mempool-space';
+import { createManualClock } from './clock';
+import { createSnapshotService, NoValidatedSnapshotError } from './service';
+import type { FeeSnapshotSource, RecordedSnapshot } from './types';
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
+
+const T0 = Date.parse('2026-08-06T12:00:00Z');
+
+describe('snapshot service on a fake clock', () => {
+  let sim: MempoolSimulator;
+  beforeAll(async () => {
+    sim = await startMempoolSimulator({ scenario: 'calm', seed: 77 });
+  });
+  beforeEach(() => {
+    sim.setScenario('calm');
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  const upstreamFor = () => createMempoolSpaceClient({ baseUrl: sim.url, retry: { attempts: 1 } });
+
+  it('throws NoValidatedSnapshot before any snapshot was validated', () => {
+    const service = createSnapshotService({ upstream: upstreamFor(), clock: createManualClock(T0) });
+    const error = (() => {
+      try {
+        service.current();
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(NoValidatedSnapshotError);
+    expect((error as NoValidatedSnapshotError).code).toBe('NO_VALIDATED_SNAPSHOT');
+    expect((error as NoValidatedSnapshotError).reason).toBe('none');
+  });
+
+  it('goes fresh → stale → error while the upstream is down', async () => {
+    const clock = createManualClock(T0);
+    const service = createSnapshotService({ upstream: upstreamFor(), clock, intervalMs: 10_000 });
+    service.start();
+    await service.settled();
+    const first = service.current();
+    expect(first).toMatchObject({ age_seconds: 0, stale: false, evidence: 'recorded' });
+    expect(first.snapshot.fetched_at).toBe('2026-08-06T12:00:00.000Z');
+
+    sim.setScenario('upstream-down');
+    for (let i = 0; i < 3; i += 1) {
+      clock.advance(10_000);
+      await service.settled();
+    }
+    expect(service.lastError()).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(service.current()).toMatchObject({ age_seconds: 30, stale: false, evidence: 'recorded' });
+    expect(service.current().snapshot).toBe(first.snapshot);
+
+    clock.advance(10_000);
+    await service.settled();
+    expect(service.current()).toMatchObject({ age_seconds: 40, stale: true, evidence: 'degraded' });
+
+    clock.advance(80_000);
+    await service.settled();
+    expect(service.current()).toMatchObject({ age_seconds: 120, stale: true, evidence: 'degraded' });
+
+    clock.advance(1);
+    expect(() => service.current()).toThrow(NoValidatedSnapshotError);
+    service.stop();
+  });
+
+  it('recovers with a fresh snapshot once the upstream is back', async () => {
+    const clock = createManualClock(T0);
+    const service = createSnapshotService({ upstream: upstreamFor(), clock, intervalMs: 10_000 });
+    sim.setScenario('upstream-down');
+    service.start();
+    await service.settled();
+    expect(() => service.current()).toThrow(NoValidatedSnapshotError);
+    sim.setScenario('calm');
+    clock.advance(10_000);
+    await service.settled();
+    expect(service.current()).toMatchObject({ age_seconds: 0, stale: false });
+    service.stop();
+    clock.advance(60_000);
+    await service.settled();
+    expect(service.current().age_seconds).toBe(60); // stopped: no more polls
+  });
+
+  it('marks the snapshot stale when a newer block is seen, before 30 s', async () => {
+    const clock = createManualClock(T0);
+    const service = createSnapshotService({ upstream: upstreamFor(), clock });
+    await service.poll();
+    sim.setScenario('upstream-down');
+    sim.mineBlock();
+    clock.advance(5_000);
+    await service.poll(); // fee endpoints fail, the tip probe sees the new block
+    expect(service.current()).toMatchObject({ age_seconds: 5, stale: true, evidence: 'degraded' });
+  });
+
+  it('keeps the previous valid snapshot when an answer fails validation', async () => {
+    const clock = createManualClock(T0);
+    const good = await upstreamFor().fetchSnapshot({ now: clock.now });
+    let answer: () => RecordedSnapshot = () => good;
+    const upstream: FeeSnapshotSource = {
+      snapshotSchema: good.snapshot_schema,
+      source: good.source,
+      fetchSnapshot: async () => answer(),
+    };
+    const service = createSnapshotService({ upstream, clock });
+    await service.poll();
+    answer = () => ({
+      ...good,
+      fetched_at: new Date(clock.now()).toISOString(),
+      tiers: { ...good.tiers, minimum: -1 },
+    });
+    clock.advance(10_000);
+    const outcome = await service.poll();
+    expect(outcome.ok).toBe(false);
+    expect(service.lastError()).toMatchObject({ code: 'SNAPSHOT_INVALID' });
+    expect(service.current().snapshot.snapshot_digest).toBe(good.snapshot_digest);
+    expect(service.current().age_seconds).toBe(10);
+  });
+
+  it('reports every bad option at once', () => {
+    expect(() =>
+      createSnapshotService({
+        upstream: {} as FeeSnapshotSource,
+        intervalMs: 0,
+        freshMs: 50,
+        fallbackMs: 10,
+      }),
+    ).toThrow(
+      /upstream must provide fetchSnapshot\(\); intervalMs must be > 0; fallbackMs must be ≥ freshMs/,
+    );
+  });
+});

@@ -1,0 +1,188 @@
+import type { FeeTiers, MempoolSummary } from '../domain/types';
+import type { FeeSnapshotSource, ProjectedBlock, RecordedSnapshot } from '../snapshot/types';
+import { validateFeeSnapshot } from '../snapshot/validate';
+import { parseBroadcastError, UpstreamNotFoundError } from './errors';
+import { createUpstreamHttp, publicUrl, type UpstreamHttpOptions } from './http';
+import {
+  BlockSummariesWire,
+  type BlockSummaryWire,
+  type EsploraBlockWire as EsploraBlock,
+  EsploraBlockWire,
+  type EsploraTxWire as EsploraTx,
+  EsploraTxWire,
+  MempoolBlocksWire,
+  type MempoolWire as MempoolInfo,
+  MempoolWire,
+  parseHashBody,
+  parseIntegerBody,
+  parseJsonBody,
+  type RecommendedFeesWire as RecommendedFees,
+  RecommendedFeesWire,
+} from './wire';
+
+/** Snapshot format label of mempool.space snapshots. */
+export const MEMPOOL_SPACE_SNAPSHOT_SCHEMA = 'mempool-space-fees-v1';
+/** Default upstream: the public mempool.space instance. */
+export const MEMPOOL_SPACE_DEFAULT_BASE_URL = 'https://mempool.space';
+
+export interface MempoolSpaceClientOptions extends UpstreamHttpOptions {
+  /** Base URL of a mempool instance (without `/api`). Default https://mempool.space */
+  baseUrl?: string;
+  /**
+   * Which tiers feed the snapshot: `precise` (3 decimals, may go below 1 sat/vB; falls back to
+   * `recommended` when the instance answers 404) or `recommended` (integers ≥ 1). Default precise.
+   */
+  tiers?: 'precise' | 'recommended';
+}
+
+export const MEMPOOL_SPACE_DEFAULTS = { baseUrl: MEMPOOL_SPACE_DEFAULT_BASE_URL, tiers: 'precise' } as const;
+
+/** Accepted transaction. */
+export interface BroadcastResult {
+  txid: string;
+}
+
+/** Converts mempool.space's camelCase tiers. */
+export function tiersFromRecommended(fees: RecommendedFees): FeeTiers {
+  return {
+    fastest: fees.fastestFee,
+    half_hour: fees.halfHourFee,
+    hour: fees.hourFee,
+    economy: fees.economyFee,
+    minimum: fees.minimumFee,
+  };
+}
+
+/**
+ * Client of the mempool.space REST API (also a self-hosted mempool instance). Every body is
+ * checked against the real shape; errors are typed (see `errors.ts`).
+ * @example
+ * const client = createMempoolSpaceClient({ baseUrl: 'http://127.0.0.1:8999' });
+ * const snapshot = await client.fetchSnapshot();
+ */
+export function createMempoolSpaceClient(options: MempoolSpaceClientOptions = {}) {
+  const baseUrl = publicUrl(options.baseUrl ?? MEMPOOL_SPACE_DEFAULTS.baseUrl);
+  const tierSource = options.tiers ?? MEMPOOL_SPACE_DEFAULTS.tiers;
+  if (tierSource !== 'precise' && tierSource !== 'recommended') {
+    throw new TypeError(`invalid mempool.space options: tiers must be precise or recommended`);
+  }
+  const http = createUpstreamHttp('mempool-space', options.baseUrl ?? baseUrl, options);
+  const call = (path: string, method = 'GET') => ({
+    upstream: 'mempool-space',
+    operation: `${method} ${path}`,
+  });
+  const getJson = async <T>(path: string, parse: (text: string) => T): Promise<T> =>
+    parse((await http.request({ path })).text);
+
+  const client = {
+    snapshotSchema: MEMPOOL_SPACE_SNAPSHOT_SCHEMA,
+    source: baseUrl,
+
+    /** GET /api/v1/fees/recommended: integer tiers, each ≥ 1. */
+    fetchRecommendedFees: () =>
+      getJson('/api/v1/fees/recommended', (t) =>
+        parseJsonBody(call('/api/v1/fees/recommended'), t, RecommendedFeesWire),
+      ),
+    /** GET /api/v1/fees/precise: tiers with up to 3 decimals, possibly below 1. */
+    fetchPreciseFees: () =>
+      getJson('/api/v1/fees/precise', (t) =>
+        parseJsonBody(call('/api/v1/fees/precise'), t, RecommendedFeesWire),
+      ),
+    /** GET /api/mempool: count, vsize, total_fee and fee_histogram. */
+    fetchMempool: (): Promise<MempoolInfo> =>
+      getJson('/api/mempool', (t) => parseJsonBody(call('/api/mempool'), t, MempoolWire)),
+    /** GET /api/v1/fees/mempool-blocks: 0–8 projected blocks, normalised to snake_case. */
+    fetchMempoolBlocks: async (): Promise<ProjectedBlock[]> => {
+      const path = '/api/v1/fees/mempool-blocks';
+      const blocks = await getJson(path, (t) => parseJsonBody(call(path), t, MempoolBlocksWire));
+      return blocks.map((b) => ({
+        block_size: b.blockSize,
+        block_vsize: b.blockVSize,
+        n_tx: b.nTx,
+        total_fees: b.totalFees,
+        median_fee: b.medianFee,
+        fee_range: b.feeRange,
+      }));
+    },
+    /** GET /api/blocks/tip/height (text integer). */
+    fetchTipHeight: async (): Promise<number> =>
+      parseIntegerBody(
+        call('/api/blocks/tip/height'),
+        (await http.request({ path: '/api/blocks/tip/height' })).text,
+      ),
+    /** GET /api/v1/blocks[/:height]: the 15 blocks ending at `height` (default the tip), with extras. */
+    fetchRecentBlocks: (height?: number): Promise<BlockSummaryWire[]> => {
+      const path = height === undefined ? '/api/v1/blocks' : `/api/v1/blocks/${height}`;
+      return getJson(path, (t) => parseJsonBody(call(path), t, BlockSummariesWire));
+    },
+    /** GET /api/block/:hash. @throws UpstreamNotFoundError (`Block not found`) */
+    fetchBlock: (hash: string): Promise<EsploraBlock> => {
+      const path = `/api/block/${encodeURIComponent(hash)}`;
+      return getJson(path, (t) => parseJsonBody(call(path), t, EsploraBlockWire));
+    },
+    /** GET /api/block-height/:height → block hash (text). @throws UpstreamNotFoundError */
+    fetchBlockHash: async (height: number): Promise<string> => {
+      const path = `/api/block-height/${height}`;
+      return parseHashBody(call(path), (await http.request({ path })).text);
+    },
+    /** GET /api/tx/:txid. @throws UpstreamNotFoundError (`Transaction not found`) */
+    fetchTransaction: (txid: string): Promise<EsploraTx> => {
+      const path = `/api/tx/${encodeURIComponent(txid)}`;
+      return getJson(path, (t) => parseJsonBody(call(path), t, EsploraTxWire));
+    },
+    /**
+     * POST /api/tx with the raw hex. Never retried (a repeat would read as "already known").
+     * @throws BroadcastRejectedError on a 400, keeping the upstream text in `raw`
+     */
+    broadcastTransaction: async (hex: string): Promise<BroadcastResult> => {
+      const response = await http.request({
+        method: 'POST',
+        path: '/api/tx',
+        body: hex,
+        passStatuses: [400],
+        attempts: 1,
+      });
+      if (response.status === 400) throw parseBroadcastError(response.text);
+      return { txid: parseHashBody(call('/api/tx', 'POST'), response.text) };
+    },
+
+    /** Tiers from the configured endpoint (precise falls back to recommended on 404). */
+    fetchTiers: async (): Promise<FeeTiers> => {
+      if (tierSource === 'precise') {
+        try {
+          return tiersFromRecommended(await client.fetchPreciseFees());
+        } catch (error) {
+          if (!(error instanceof UpstreamNotFoundError)) throw error;
+        }
+      }
+      return tiersFromRecommended(await client.fetchRecommendedFees());
+    },
+
+    /**
+     * Fetches tiers, mempool, projected blocks and tip height, and validates them into a snapshot.
+     * @throws FeeServiceError (UPSTREAM_* or SNAPSHOT_INVALID)
+     */
+    fetchSnapshot: async (opts: { now?: () => number } = {}): Promise<RecordedSnapshot> => {
+      const [tiers, mempool, projected, tip] = await Promise.all([
+        client.fetchTiers(),
+        client.fetchMempool(),
+        client.fetchMempoolBlocks(),
+        client.fetchTipHeight(),
+      ]);
+      const summary: MempoolSummary = { count: mempool.count, vsize: mempool.vsize };
+      if (mempool.total_fee !== undefined) summary.total_fee = mempool.total_fee;
+      return validateFeeSnapshot({
+        snapshot_schema: MEMPOOL_SPACE_SNAPSHOT_SCHEMA,
+        source: baseUrl,
+        fetched_at: new Date((opts.now ?? Date.now)()).toISOString(),
+        tip_height: tip,
+        tiers,
+        mempool: summary,
+        projected_blocks: projected,
+        repaired: false,
+      });
+    },
+  } satisfies FeeSnapshotSource & Record<string, unknown>;
+  return client;
+}
+export type MempoolSpaceClient = ReturnType<typeof createMempoolSpaceClient>;

@@ -1,0 +1,156 @@
+import * as z from 'zod';
+import type { UpstreamCallInfo } from './errors';
+import { UpstreamResponseError } from './errors';
+
+/**
+ * Zod schemas of the upstream bodies as the real services send them. Objects are loose: upstreams
+ * add fields over time, and an unknown field must not take the service down.
+ */
+
+const rate = z.number().finite().min(0);
+const int = z.number().int().min(0);
+
+export const RecommendedFeesWire = z.looseObject({
+  fastestFee: rate,
+  halfHourFee: rate,
+  hourFee: rate,
+  economyFee: rate,
+  minimumFee: rate,
+});
+export type RecommendedFeesWire = z.infer<typeof RecommendedFeesWire>;
+
+export const MempoolWire = z.looseObject({
+  count: int,
+  vsize: int,
+  total_fee: z.number().min(0).optional(),
+  fee_histogram: z.array(z.tuple([rate, z.number().min(0)])).optional(),
+});
+export type MempoolWire = z.infer<typeof MempoolWire>;
+
+export const MempoolBlockWire = z.looseObject({
+  blockSize: int,
+  blockVSize: z.number().min(0),
+  nTx: int,
+  totalFees: z.number().min(0),
+  medianFee: rate,
+  feeRange: z.array(rate),
+});
+export const MempoolBlocksWire = z.array(MempoolBlockWire);
+export type MempoolBlockWire = z.infer<typeof MempoolBlockWire>;
+
+export const PoolWire = z.looseObject({ id: z.number(), name: z.string(), slug: z.string() });
+
+/** A block of `/api/v1/blocks` (Esplora block plus mempool's `extras`). */
+export const BlockSummaryWire = z.looseObject({
+  id: z.string().regex(/^[0-9a-f]{64}$/),
+  height: int,
+  version: z.number(),
+  timestamp: int,
+  tx_count: int,
+  size: int,
+  weight: int,
+  merkle_root: z.string(),
+  previousblockhash: z.string().nullable().optional(),
+  mediantime: int,
+  nonce: z.number(),
+  bits: z.number(),
+  difficulty: z.number(),
+  extras: z
+    .looseObject({
+      totalFees: z.number(),
+      medianFee: z.number(),
+      feeRange: z.array(z.number()),
+      reward: z.number(),
+      avgFeeRate: z.number(),
+      pool: PoolWire.optional(),
+    })
+    .optional(),
+});
+export type BlockSummaryWire = z.infer<typeof BlockSummaryWire>;
+export const BlockSummariesWire = z.array(BlockSummaryWire);
+
+/** An Esplora block (`/api/block/:hash`). */
+export const EsploraBlockWire = BlockSummaryWire.omit({ extras: true });
+export type EsploraBlockWire = z.infer<typeof EsploraBlockWire>;
+
+export const TxStatusWire = z.looseObject({
+  confirmed: z.boolean(),
+  block_height: int.optional(),
+  block_hash: z.string().optional(),
+  block_time: int.optional(),
+});
+
+export const TxOutWire = z.looseObject({
+  scriptpubkey: z.string(),
+  scriptpubkey_asm: z.string().optional(),
+  scriptpubkey_type: z.string(),
+  scriptpubkey_address: z.string().optional(),
+  value: int,
+});
+
+/** An Esplora transaction (`/api/tx/:txid`). */
+export const EsploraTxWire = z.looseObject({
+  txid: z.string().regex(/^[0-9a-f]{64}$/),
+  version: z.number().int(),
+  locktime: int,
+  size: int,
+  weight: int,
+  fee: int,
+  vin: z.array(
+    z.looseObject({
+      txid: z.string(),
+      vout: int,
+      prevout: TxOutWire.nullable(),
+      scriptsig: z.string().optional(),
+      witness: z.array(z.string()).optional(),
+      is_coinbase: z.boolean(),
+      sequence: int,
+    }),
+  ),
+  vout: z.array(TxOutWire),
+  status: TxStatusWire,
+});
+export type EsploraTxWire = z.infer<typeof EsploraTxWire>;
+
+/** Esplora `/fee-estimates`: confirmation target (string) → rate. */
+export const FeeEstimatesWire = z.record(z.string().regex(/^\d+$/), z.number());
+
+/** Parses a JSON text body against a schema. @throws UpstreamResponseError */
+export function parseJsonBody<T extends z.ZodType>(
+  call: UpstreamCallInfo,
+  text: string,
+  schema: T,
+): z.infer<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UpstreamResponseError(call, [`body is not JSON: ${text.slice(0, 80)}`]);
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    throw new UpstreamResponseError(
+      call,
+      result.error.issues
+        .slice(0, 10)
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}
+
+/** Parses a text body holding one integer (e.g. `/blocks/tip/height`). @throws UpstreamResponseError */
+export function parseIntegerBody(call: UpstreamCallInfo, text: string): number {
+  const trimmed = text.trim();
+  if (!/^\d+$/.test(trimmed))
+    throw new UpstreamResponseError(call, [`expected an integer, got ${trimmed.slice(0, 80)}`]);
+  return Number(trimmed);
+}
+
+/** Parses a 64-hex text body (a txid or block hash). @throws UpstreamResponseError */
+export function parseHashBody(call: UpstreamCallInfo, text: string): string {
+  const trimmed = text.trim();
+  if (!/^[0-9a-f]{64}$/.test(trimmed))
+    throw new UpstreamResponseError(call, [`expected a 64-hex hash, got ${trimmed.slice(0, 80)}`]);
+  return trimmed;
+}
