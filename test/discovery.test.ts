@@ -15,9 +15,8 @@ import addFormats from 'ajv-formats';
 import { privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FEE_PREVIEW_ROUTE, FEE_SERVICE_PAY_TO, SEED_RESOURCES } from './support/discovery-fee-routes';
-import { buildFeeTable, FEE_BASE_URL, FEE_FACILITATOR_URL } from './support/discovery-fixture';
+import { BASE_USDC, buildFeeTable, FEE_BASE_URL, FEE_FACILITATOR_URL } from './support/discovery-fixture';
 import { CATALOG_LISTING_SCHEMA, ERROR_BODY_SCHEMA, WELL_KNOWN_SCHEMA } from './support/discovery-schemas';
-import { BASE_USDC } from './support/discovery-test-scheme';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
@@ -368,11 +367,12 @@ describe('OpenAPI 3.1.0 (seed 2.6, 9)', () => {
 describe('bazaar extension', () => {
   const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
-  /** The challenge a route sends, with the bazaar extension the gate adds. */
+  /** The challenge a route sends; addBazaarExtensions put the route's bazaar extension in it. */
   function challengeOf(key: string, url: string): PaymentRequired {
     const route = buildFeeTable().get(key)!;
     const object = route.challenge(url).object as PaymentRequired;
-    return { ...object, extensions: { ...(object.extensions ?? {}), bazaar: createBazaarExtension(route) } };
+    expect(object.extensions?.bazaar).toEqual(createBazaarExtension(route));
+    return object;
   }
 
   it.each(SEED_RESOURCES.map(([method, path]) => [method, path] as const))(

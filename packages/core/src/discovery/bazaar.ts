@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import type { RoutesConfig } from '../routes/types';
 import { exampleOf, type JsonSchema, objectMembers } from './json-schema';
 import { type DiscoverableRoute, pathParamNames, routeFacts } from './route-view';
 
@@ -182,4 +183,43 @@ export function createBazaarExtension(
   };
   if (pathParamNames(route.path).length > 0) extension.routeTemplate = route.path;
   return extension;
+}
+
+const ROUTE_KEY = /^(?:([A-Za-z]+|\*)\s+)?(\/\S*)$/;
+
+/**
+ * Returns a copy of a routes config in which every concrete route (no `*`) carries its `bazaar`
+ * extension in `extensions`, so the gate's challenges (built once per route) include it and the
+ * client echoes it to the facilitator. Price patterns and routes that already declare a `bazaar`
+ * extension are left as they are. Path parameters carry example values; `routeTemplate` lets a
+ * facilitator catalogue the route once.
+ *
+ * @example
+ * const gate = createPaymentGate({ routes: addBazaarExtensions(routes), schemes, facilitator });
+ */
+export function addBazaarExtensions(routes: RoutesConfig): RoutesConfig {
+  const out: RoutesConfig = {};
+  for (const [key, config] of Object.entries(routes)) {
+    const parsed = ROUTE_KEY.exec(key.trim());
+    if (
+      !parsed ||
+      !config ||
+      typeof config !== 'object' ||
+      parsed[2]!.includes('*') ||
+      config.extensions?.bazaar
+    ) {
+      out[key] = config;
+      continue;
+    }
+    const route: DiscoverableRoute = {
+      key,
+      method: (parsed[1] ?? '*').toUpperCase(),
+      path: parsed[2]!,
+      isPattern: false,
+      config,
+      requirements: [],
+    };
+    out[key] = { ...config, extensions: { ...config.extensions, bazaar: createBazaarExtension(route) } };
+  }
+  return out;
 }
