@@ -7,15 +7,17 @@ import {
   type PaymentRequirements,
   type RoutesConfig,
 } from '@tollbooth/core';
+// Test doubles from core's test support: a scripted outside facilitator and a structural scheme.
+import {
+  buildPayment,
+  createScriptedFacilitator,
+  createSimpleScheme,
+  type ScriptedFacilitator,
+  TEST_PAY_TO,
+} from '@tollbooth/core/testing';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-// Test doubles from core's test support: a scripted outside facilitator and a structural scheme.
-import {
-  createScriptedFacilitator,
-  type ScriptedFacilitator,
-} from '../../core/src/test-support/scripted-facilitator';
-import { buildPayment, createSimpleScheme, TEST_PAY_TO } from '../../core/src/test-support/simple-scheme';
 import { type TollboothMiddleware, tollbooth } from './index';
 
 const network = 'eip155:8453';
@@ -36,6 +38,7 @@ let server: Server;
 let handlerStatus = 200;
 
 const app = express();
+app.set('trust proxy', 'loopback');
 app.use((req, res, next) => middleware(req, res, next));
 app.get('/api/v1/fees/now', (req, res) => {
   runs++;
@@ -76,7 +79,9 @@ beforeEach(() => {
   handlerStatus = 200;
 });
 
-const agent = () => request(server);
+// Deployed behind a TLS-terminating proxy that forwards the public scheme and host.
+const agent = () =>
+  request.agent(server).set('X-Forwarded-Proto', 'https').set('X-Forwarded-Host', 'api.example.com');
 const requirement = (key = 'GET /api/v1/fees/now'): PaymentRequirements =>
   middleware.gate.routes.get(key)!.requirements[0]!;
 const header = (payment: PaymentPayload) => encodeHeader(payment);
@@ -217,6 +222,17 @@ describe('tollbooth() on Express 5', () => {
     const retired = await agent().get('/api/v1/fees/now');
     expect(retired.status).toBe(410);
     expect(retired.body.error.code).toBe('resource_retired');
+  });
+
+  it('answers 400 to the canonical path reached on another host or scheme', async () => {
+    const direct = await request(server).get('/api/v1/fees/now');
+    expect(direct.status).toBe(400);
+    expect(direct.body.error.code).toBe('non_canonical_request');
+    const plain = await request(server)
+      .get('/api/v1/fees/now')
+      .set('X-Forwarded-Proto', 'http')
+      .set('X-Forwarded-Host', 'api.example.com');
+    expect(plain.status).toBe(400);
   });
 
   it('answers 400 to a non-canonical request', async () => {

@@ -45,7 +45,8 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
   const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const view = toRequestView(req, {
       protocol: req.protocol,
-      ...(req.get('host') ? { host: req.get('host') as string } : {}),
+      // Express 5's req.host: the Host header, or X-Forwarded-Host when 'trust proxy' is set.
+      ...(req.host ? { host: req.host } : {}),
       url: req.originalUrl,
     });
     view.raw = req;

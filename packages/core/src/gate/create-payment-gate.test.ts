@@ -427,6 +427,25 @@ describe('createPaymentGate', () => {
     },
   );
 
+  it.each([
+    'http://api.example.com/canonical',
+    'https://other.example.com/canonical',
+    'https://api.example.com:8443/canonical',
+  ])('answers 400 to the canonical path on another scheme or host: %s', async (url) => {
+    const { response } = await run({ method: 'GET', url, header: () => undefined });
+    expect(response!.status).toBe(400);
+    expect(json(response!).error.code).toBe('non_canonical_request');
+  });
+
+  it('accepts the canonical URL with an explicit default port and challenges it', async () => {
+    const { response } = await run({
+      method: 'GET',
+      url: 'https://API.example.com:443/canonical',
+      header: () => undefined,
+    });
+    expect(response!.status).toBe(402);
+  });
+
   it('rejects invalid options, all at once', () => {
     expect(() =>
       createPaymentGate({ routes, schemes: [], facilitator: undefined as never, inFlightWaitMs: -1 }),

@@ -303,6 +303,10 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     const prefix = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
     if (match.target.rawPath !== `${prefix}${route.path}`) return false;
     if (match.target.query !== undefined && !rule.allowQuery) return false;
+    // Scheme and host as the adapter saw them (behind a proxy: the framework's trust-proxy view).
+    if (rule.checkOrigin !== false && match.target.origin !== undefined) {
+      if (originOf(match.target.origin) !== base.origin) return false;
+    }
     return true;
   }
 
@@ -785,4 +789,13 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
   }
 
   return { handle, finish, release, routes: table, ledger: store };
+}
+
+/** `scheme://host[:port]` in URL's canonical form (default ports dropped), or '' when unparsable. */
+function originOf(origin: string): string {
+  try {
+    return new URL(origin).origin;
+  } catch {
+    return '';
+  }
 }

@@ -24,11 +24,18 @@ export interface PaymentOption {
 
 /**
  * Canonical-request rule: the request must be exactly `baseUrl + path` (same scheme and host as
- * `baseUrl`), with no query string unless `allowQuery`. Anything else answers 400.
+ * `baseUrl` unless `checkOrigin: false`), with no query string unless `allowQuery`. Anything else
+ * answers 400.
  */
 export interface CanonicalRule {
   baseUrl: string;
   allowQuery?: boolean;
+  /**
+   * Also require the request's scheme and host to be those of `baseUrl`. Default true. Behind a
+   * TLS-terminating proxy, let the framework trust the proxy (`app.set('trust proxy', …)`,
+   * Fastify `trustProxy`, Koa `app.proxy`) so the adapter sees the forwarded scheme and host.
+   */
+  checkOrigin?: boolean;
 }
 
 /** A paid route as declared by the user, keyed by `"METHOD /path"` (`:param`, `*` wildcards). */
