@@ -198,6 +198,15 @@ describe('mempool simulator', () => {
       expect((await fetch(`${sim.url}/api/mempool`)).status).toBe(200);
     });
 
+    it('moves time on its own when given a time scale', async () => {
+      const fast = await start({ scenario: 'calm', seed: 2, timeScale: 2_400 }); // 250 ms tick = 10 min
+      const before = fast.model.tipHeight();
+      for (let i = 0; i < 50 && fast.model.tipHeight() === before; i += 1) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(fast.model.tipHeight()).toBeGreaterThan(before);
+    });
+
     it('refuses Core RPC without the right basic auth', async () => {
       const response = await fetch(sim.url + '/', { method: 'POST', body: '{"method":"getblockcount"}' });
       expect(response.status).toBe(401);

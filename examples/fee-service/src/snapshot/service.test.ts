@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildFeeDecision, buildFeePreview } from '../domain/builders';
+import { FeeDecisionSchema, FeePreviewSchema } from '../domain/schemas';
 import { type MempoolSimulator, startMempoolSimulator } from '../simulator/server';
 import { createMempoolSpaceClient } from '../upstreams/mempool-space';
 import { createManualClock } from './clock';
+import { SNAPSHOT_SCHEMA } from './schemas';
 import { createSnapshotService, NoValidatedSnapshotError } from './service';
 import type { FeeSnapshotSource, RecordedSnapshot } from './types';
 
@@ -131,5 +134,43 @@ describe('snapshot service on a fake clock', () => {
     ).toThrow(
       /upstream must provide fetchSnapshot\(\); intervalMs must be > 0; fallbackMs must be ≥ freshMs/,
     );
+  });
+});
+
+describe('snapshot service feeding the fee bodies', () => {
+  it('produces readings the preview and decision builders turn into schema-valid bodies', async () => {
+    const sim = await startMempoolSimulator({ scenario: 'backlog', seed: 12 });
+    try {
+      const clock = createManualClock(T0);
+      const service = createSnapshotService({
+        upstream: createMempoolSpaceClient({ baseUrl: sim.url }),
+        clock,
+      });
+      await service.poll();
+      clock.advance(45_000);
+      const reading = service.current();
+      const preview = buildFeePreview({ reading, network: 'eip155:8453' });
+      expect(FeePreviewSchema.parse(preview)).toEqual(preview);
+      expect(preview.meta).toMatchObject({
+        stale: true,
+        age_seconds: 45,
+        source: sim.url,
+        snapshot_schema: SNAPSHOT_SCHEMA,
+      });
+      const decision = buildFeeDecision({
+        reading,
+        payment: {
+          facilitator: 'tollbooth',
+          network: 'eip155:8453',
+          transaction_hash: `0x${'a'.repeat(64)}`,
+        },
+      });
+      expect(FeeDecisionSchema.parse(decision)).toEqual(decision);
+      expect(decision.meta.evidence).toBe('degraded');
+      expect(decision.data.mempool.projected_block_count).toBeGreaterThanOrEqual(8);
+      expect(decision.data.reason_codes).toContain('heavy_backlog');
+    } finally {
+      await sim.close();
+    }
   });
 });

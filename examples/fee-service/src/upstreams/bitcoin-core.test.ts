@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildRawTx } from '../../test/fixtures/raw-tx';
 import { type MempoolSimulator, startMempoolSimulator } from '../simulator/server';
-import { BITCOIN_CORE_SNAPSHOT_SCHEMA, createBitcoinCoreClient } from './bitcoin-core';
+import { BITCOIN_CORE_SNAPSHOT_SCHEMA } from '../snapshot/schemas';
+import { createBitcoinCoreClient } from './bitcoin-core';
 import { BroadcastRejectedError, CoreRpcError, UpstreamHttpError } from './errors';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { btcPerKvbToSatPerVb } from '../domain/fee-math';
 import type { FeeTiers } from '../domain/types';
+import { BITCOIN_CORE_SNAPSHOT_SCHEMA } from '../snapshot/schemas';
 import type { FeeSnapshotSource, RecordedSnapshot } from '../snapshot/types';
 import { repairTierOrder, validateFeeSnapshot } from '../snapshot/validate';
 import {
@@ -11,8 +12,6 @@ import {
 } from './errors';
 import { createUpstreamHttp, publicUrl, type UpstreamHttpOptions } from './http';
 
-/** Snapshot format label of Bitcoin Core snapshots. */
-export const BITCOIN_CORE_SNAPSHOT_SCHEMA = 'bitcoin-core-estimatesmartfee-v1';
 /** estimatesmartfee target per tier; `minimum` is max(mempoolminfee, minrelaytxfee). */
 export const CORE_TIER_TARGETS = { fastest: 1, half_hour: 3, hour: 6, economy: 144 } as const;
 
@@ -103,7 +102,7 @@ export function createBitcoinCoreClient(options: BitcoinCoreClientOptions) {
   if (options.username !== undefined) url.username = encodeURIComponent(options.username);
   if (options.password !== undefined) url.password = encodeURIComponent(options.password);
   const source = publicUrl(options.url);
-  const http = createUpstreamHttp('bitcoin-core', url.toString(), options);
+  const http = createUpstreamHttp({ ...options, upstream: 'bitcoin-core', baseUrl: url.toString() });
   let nextId = 1;
 
   async function rpc<T extends z.ZodType>(

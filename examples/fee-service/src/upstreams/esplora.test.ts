@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type MempoolSimulator, startMempoolSimulator } from '../simulator/server';
+import { ESPLORA_SNAPSHOT_SCHEMA } from '../snapshot/schemas';
 import { UpstreamUnavailableError } from './errors';
-import { createEsploraClient, ESPLORA_SNAPSHOT_SCHEMA, rateForTarget, repairEstimates } from './esplora';
+import { createEsploraClient, rateForTarget, repairEstimates } from './esplora';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 

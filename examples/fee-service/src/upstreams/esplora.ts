@@ -1,5 +1,6 @@
 import { roundRate3 } from '../domain/fee-math';
 import type { FeeTiers } from '../domain/types';
+import { ESPLORA_SNAPSHOT_SCHEMA } from '../snapshot/schemas';
 import type { FeeSnapshotSource, RecordedSnapshot } from '../snapshot/types';
 import { repairTierOrder, validateFeeSnapshot } from '../snapshot/validate';
 import { parseBroadcastError, UpstreamResponseError } from './errors';
@@ -13,9 +14,6 @@ import {
   parseIntegerBody,
   parseJsonBody,
 } from './wire';
-
-/** Snapshot format label of Esplora snapshots. */
-export const ESPLORA_SNAPSHOT_SCHEMA = 'esplora-fee-estimates-v1';
 
 /** Confirmation target, in blocks, read for each tier. `minimum` takes the longest target offered. */
 export const ESPLORA_TIER_TARGETS = { fastest: 1, half_hour: 3, hour: 6, economy: 144 } as const;
@@ -73,7 +71,7 @@ export function createEsploraClient(options: EsploraClientOptions) {
     throw new TypeError('invalid Esplora options: baseUrl is required');
   }
   const source = publicUrl(options.baseUrl);
-  const http = createUpstreamHttp('esplora', options.baseUrl, options);
+  const http = createUpstreamHttp({ ...options, upstream: 'esplora', baseUrl: options.baseUrl });
   const call = (path: string, method = 'GET') => ({ upstream: 'esplora', operation: `${method} ${path}` });
 
   const client = {

@@ -95,7 +95,8 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * failures into typed errors, exponential backoff with full jitter for retryable failures only,
  * and an optional circuit breaker around every attempt.
  */
-export function createUpstreamHttp(upstream: string, baseUrl: string, options: UpstreamHttpOptions = {}) {
+export function createUpstreamHttp(options: UpstreamHttpOptions & { upstream: string; baseUrl: string }) {
+  const { upstream, baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? UPSTREAM_HTTP_DEFAULTS.timeoutMs;
   const retry = { ...RETRY_DEFAULTS, ...dropUndefined(options.retry ?? {}) };
   const fetchImpl = options.fetch ?? globalThis.fetch;

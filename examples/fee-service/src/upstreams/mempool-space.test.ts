@@ -157,11 +157,14 @@ describe('mempool.space adapter against the simulator', () => {
     expect(tx.vout.every((o) => o.scriptpubkey_type === 'v0_p2wpkh')).toBe(true);
   });
 
-  it('reports unknown blocks and transactions as not found', async () => {
-    const client = createMempoolSpaceClient({ baseUrl: sim.url });
+  it('reports unknown blocks and transactions as not found, without retrying', async () => {
+    const client = createMempoolSpaceClient({ baseUrl: sim.url, retry: noWait });
+    const path = `/api/tx/${'ab'.repeat(32)}`;
+    const before = sim.requestCount(path);
     const error = await client.fetchTransaction('ab'.repeat(32)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamNotFoundError);
     expect((error as UpstreamNotFoundError).body).toBe('Transaction not found');
+    expect(sim.requestCount(path) - before).toBe(1);
     await expect(client.fetchBlock('cd'.repeat(32))).rejects.toThrow('Block not found');
   });
 

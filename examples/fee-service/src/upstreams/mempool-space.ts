@@ -1,4 +1,5 @@
 import type { FeeTiers, MempoolSummary } from '../domain/types';
+import { SNAPSHOT_SCHEMA } from '../snapshot/schemas';
 import type { FeeSnapshotSource, ProjectedBlock, RecordedSnapshot } from '../snapshot/types';
 import { validateFeeSnapshot } from '../snapshot/validate';
 import { parseBroadcastError, UpstreamNotFoundError } from './errors';
@@ -21,7 +22,7 @@ import {
 } from './wire';
 
 /** Snapshot format label of mempool.space snapshots. */
-export const MEMPOOL_SPACE_SNAPSHOT_SCHEMA = 'mempool-space-fees-v1';
+export const MEMPOOL_SPACE_SNAPSHOT_SCHEMA = SNAPSHOT_SCHEMA;
 /** Default upstream: the public mempool.space instance. */
 export const MEMPOOL_SPACE_DEFAULT_BASE_URL = 'https://mempool.space';
 
@@ -66,7 +67,11 @@ export function createMempoolSpaceClient(options: MempoolSpaceClientOptions = {}
   if (tierSource !== 'precise' && tierSource !== 'recommended') {
     throw new TypeError(`invalid mempool.space options: tiers must be precise or recommended`);
   }
-  const http = createUpstreamHttp('mempool-space', options.baseUrl ?? baseUrl, options);
+  const http = createUpstreamHttp({
+    ...options,
+    upstream: 'mempool-space',
+    baseUrl: options.baseUrl ?? baseUrl,
+  });
   const call = (path: string, method = 'GET') => ({
     upstream: 'mempool-space',
     operation: `${method} ${path}`,
