@@ -67,6 +67,7 @@ describe('createExactEvmScheme().resolvePrice', () => {
     expect(scheme.supportsNetwork('eip155:31337')).toBe(true);
     expect(scheme.supportsNetwork('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')).toBe(false);
     expect(scheme.supportsNetwork('eip155:abc')).toBe(false);
+    expect(scheme.supportsNetwork('eip155:*')).toBe(true);
   });
 
   it('has no reconcile without a public client', () => {

@@ -98,7 +98,7 @@ export function createExactEvmScheme(
 
   const scheme: SchemeServer = {
     scheme: EXACT_SCHEME,
-    supportsNetwork: (network) => getChainId(network) !== undefined,
+    supportsNetwork: (network) => network === 'eip155:*' || getChainId(network) !== undefined,
     resolvePrice: (price, network) => resolveExactEvmPrice({ price, network, assets }),
     preVerify: (payload, requirements, now) =>
       preVerifyExactEvmPayment({

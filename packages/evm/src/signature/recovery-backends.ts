@@ -17,7 +17,8 @@ interface NativeSecp256k1 {
 /** libsecp256k1 through the `secp256k1` package's prebuilt binding (about 20 times faster than noble). */
 function loadNative(): RecoverPublicKey | undefined {
   try {
-    const require = createRequire(import.meta.url);
+    // The CommonJS build has no import.meta.url; there __filename is the anchor.
+    const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
     // `secp256k1/bindings` is the native addon only; the package root silently falls back to elliptic.
     const native = require('secp256k1/bindings') as NativeSecp256k1;
     return (signature, recovery, hash) => native.ecdsaRecover(signature, recovery, hash, false);
