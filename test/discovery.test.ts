@@ -9,7 +9,11 @@ import {
 } from '@tollbooth/core';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { extractDiscoveryInfo, validateDiscoveryExtension } from '@x402/extensions/bazaar';
+import {
+  extractDiscoveryInfo,
+  extractDiscoveryInfoV1,
+  validateDiscoveryExtension,
+} from '@x402/extensions/bazaar';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -111,6 +115,31 @@ describe('catalog listing (seed 2.5)', () => {
       expect(item.metadata.keywords.length).toBeGreaterThan(0);
     },
   );
+
+  it('gives each requirement a v1 outputSchema that the official v1 extractor reads', () => {
+    const items: CatalogItem[] = json(get(discovery, '/discovery/resources')).items;
+    for (const item of items) {
+      const { amount: _a, ...accept } = item.accepts[0]!;
+      const v1 = {
+        ...accept,
+        network: 'base',
+        resource: item.resource,
+        description: item.description,
+        mimeType: item.mimeType,
+      };
+      const info = extractDiscoveryInfoV1(v1 as never);
+      expect(info, item.resource).not.toBeNull();
+      expect(info!.input).toMatchObject({ type: 'http', method: item.discoveryInfo.input.method });
+    }
+    const broadcast = items.find((i) => i.resource.endsWith('/api/v1/broadcast'))!;
+    const { amount: _a, ...accept } = broadcast.accepts[0]!;
+    expect(extractDiscoveryInfoV1({ ...accept, resource: broadcast.resource } as never)!.input).toMatchObject(
+      {
+        bodyType: 'json',
+        body: { hex: { type: 'string', description: 'Signed raw transaction hex', required: true } },
+      },
+    );
+  });
 
   it('shows a path parameter as a URI template with a pathParams descriptor', () => {
     const item: CatalogItem = json(get(discovery, '/discovery/resources')).items[0];

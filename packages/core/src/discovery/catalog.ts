@@ -151,7 +151,9 @@ function descriptorsOrUndefined(
 
 /** `discoveryInfo.input` of a route. */
 export function catalogInputOf(facts: RouteFacts): CatalogInput {
-  const input: CatalogInput = { type: 'http', method: facts.method, resource: facts.resource };
+  // A route declared for any method is documented as GET, as in OpenAPI and the bazaar extension.
+  const method = facts.method === '*' ? 'GET' : facts.method;
+  const input: CatalogInput = { type: 'http', method, resource: facts.resource };
   const pathParams = descriptorsOrUndefined(facts.pathParams);
   if (pathParams) input.pathParams = pathParams;
   const queryParams = descriptorsOrUndefined(facts.queryParams);
