@@ -72,9 +72,16 @@ function fnv1a(bytes: Uint8Array): string {
   return hash.toString(16).padStart(8, '0');
 }
 
-function pathOf(url: string): { path: string; query: URLSearchParams } {
-  const parsed = new URL(url, 'http://localhost');
-  return { path: parsed.pathname, query: parsed.searchParams };
+const ORIGIN = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/;
+
+/** Path and raw query of a request target, without URL parsing: this runs on every request. */
+function pathOf(url: string): { path: string; query: string } {
+  const origin = ORIGIN.exec(url);
+  const rest = origin ? url.slice(origin[0].length) : url;
+  const end = rest.search(/[?#]/);
+  const path = (end >= 0 ? rest.slice(0, end) : rest) || '/';
+  const query = end >= 0 && rest[end] === '?' ? rest.slice(end + 1).split('#')[0]! : '';
+  return { path, query };
 }
 
 /**
@@ -187,7 +194,7 @@ export function createDiscoveryResponder(options: DiscoveryResponderOptions): Di
         allow: 'GET, HEAD',
       });
     }
-    if (target === 'catalog') return serveListing(request, options.catalog!, query);
+    if (target === 'catalog') return serveListing(request, options.catalog!, new URLSearchParams(query));
     if (target === 'wellKnown') return serveStatic(request, options.wellKnown!.document());
     return serveStatic(request, options.openapi!.document());
   }) as DiscoveryResponder;
