@@ -35,7 +35,7 @@ export type TollboothMiddleware = RequestHandler & { readonly gate: TollboothGat
  * @example
  * app.use(tollbooth({
  *   routes: { 'GET /api/v1/fees/now': { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } } },
- *   schemes: [exactEvmScheme()],
+ *   schemes: [createExactEvmScheme()],
  *   facilitator: createHttpFacilitatorClient({ url: 'https://x402.org/facilitator' }),
  * }));
  */
