@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from '@tollbooth/core';
 import { type Devnet, startDevnet, testErc1271WalletAbi, testErc1271WalletBytecode } from '@tollbooth/devnet';
-import { createPublicClient, type Hex, http } from 'viem';
+import { createPublicClient, custom, type Hex, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTransferAuthorization } from './client/sign-transfer-authorization';
@@ -257,6 +257,43 @@ describe('createExactEvmFacilitator on a devnet', () => {
       isValid: false,
       invalidReason: ExactEvmReason.signature,
     });
+  });
+
+  it('keeps settling after the node refuses a transaction (no nonce gap)', async () => {
+    let refuseNext = true;
+    const flaky = createExactEvmFacilitator({
+      account: devnet.accounts.payTo.privateKey,
+      chain: devnet.chain,
+      transport: custom({
+        async request({ method, params }) {
+          if (method === 'eth_sendRawTransaction' && refuseNext) {
+            refuseNext = false;
+            throw Object.assign(new Error('replacement transaction underpriced'), { code: -32000 });
+          }
+          const response = await fetch(devnet.rpcUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          });
+          const body = (await response.json()) as {
+            result?: unknown;
+            error?: { code: number; message: string };
+          };
+          if (body.error) throw Object.assign(new Error(body.error.message), body.error);
+          return body.result;
+        },
+      }),
+      pollingIntervalMs: 50,
+      receiptTimeoutMs: 3_000,
+    });
+    const first = await flaky.settle(await buildPayment(payer(1), requirements), requirements);
+    expect(first).toMatchObject({
+      success: false,
+      transaction: '',
+      errorReason: ExactEvmReason.transactionFailed,
+    });
+    const second = await flaky.settle(await buildPayment(payer(1), requirements), requirements);
+    expect(second).toMatchObject({ success: true });
   });
 
   it('settles through a viem wallet client given instead of an account', async () => {

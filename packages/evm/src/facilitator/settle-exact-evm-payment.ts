@@ -98,7 +98,7 @@ export async function settleExactEvmPayment(
   } as const;
   let gas: bigint;
   try {
-    // Estimate first: a revert here must not consume a nonce of the account's nonce manager.
+    // Estimate first, so a revert is diagnosed from the token before any nonce is handed out.
     gas = await estimateContractGas(client, call);
   } catch (error) {
     if (isTransportError(error)) throw unknownOutcome('settle', error);
@@ -123,6 +123,7 @@ export async function settleExactEvmPayment(
   try {
     hash = await writeContract(client, { ...call, gas });
   } catch (error) {
+    // viem's sendTransaction resets the nonce manager itself when sending fails (no nonce gap).
     if (isTransportError(error)) throw unknownOutcome('settle', error);
     return {
       success: false,
