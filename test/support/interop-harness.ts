@@ -1,0 +1,261 @@
+// Shared pieces of the interop suites: real HTTP servers on free loopback ports, the official
+// x402 facilitator served over HTTP (a few lines of node:http, nothing of ours in its path),
+// Tollbooth and official Express apps, and on-chain balance bookkeeping.
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  decodeHeaderJson,
+  encodeHeader,
+  type FacilitatorClient,
+  type PaymentGateOptions,
+  type PaymentPayload,
+  type PaymentPayloadV1,
+  type PaymentRequired,
+  type PaymentRequirements,
+  type RoutesConfig,
+} from '@tollbooth/core';
+import type { Devnet } from '@tollbooth/devnet';
+import { createExactEvmScheme } from '@tollbooth/evm';
+import { tollbooth } from '@tollbooth/express';
+import { x402Facilitator } from '@x402/core/facilitator';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { ExactEvmScheme as OfficialExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
+import express, { type Express } from 'express';
+import {
+  type Address,
+  createNonceManager,
+  createWalletClient,
+  type Hex,
+  http,
+  type PrivateKeyAccount,
+  publicActions,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { jsonRpc } from 'viem/nonce';
+
+/** The price every interop route charges, in atomic units (0.001 USDC). */
+export const PRICE = 1000n;
+
+export interface Listening {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** Listens on a free loopback port. */
+export async function listen(handler: Express | RequestListener): Promise<Listening> {
+  const server = createServer(handler as RequestListener);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The exact/EVM price object of the devnet token (explicit amount, asset and EIP-712 domain). */
+export function devnetPrice(devnet: Devnet, amount: bigint = PRICE, name = devnet.token.name) {
+  return {
+    amount: amount.toString(),
+    asset: devnet.token.address,
+    extra: { name, version: devnet.token.version },
+  };
+}
+
+/**
+ * A settling account with its own nonce manager. viem's shared `nonceManager` remembers the last
+ * nonce per (address, chain id) for the whole process, so a second devnet with the same chain id
+ * would get transactions with a nonce gap that never mine.
+ */
+export function settlingAccount(privateKey: Hex): PrivateKeyAccount {
+  return privateKeyToAccount(privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
+}
+
+/** A Tollbooth route config on the devnet's network paying the devnet's payTo. */
+export function paidRoute(
+  devnet: Devnet,
+  overrides: { amount?: bigint; name?: string; x402Version?: 1 | 2; maxTimeoutSeconds?: number } = {},
+): RoutesConfig[string] {
+  return {
+    accepts: {
+      network: `eip155:${devnet.chainId}`,
+      payTo: devnet.accounts.payTo.address,
+      price: devnetPrice(devnet, overrides.amount, overrides.name),
+      ...(overrides.maxTimeoutSeconds === undefined
+        ? {}
+        : { maxTimeoutSeconds: overrides.maxTimeoutSeconds }),
+    },
+    description: 'an interop resource',
+    ...(overrides.x402Version === undefined ? {} : { x402Version: overrides.x402Version }),
+  };
+}
+
+/** Counts handler runs per path. */
+export type HandlerRuns = Map<string, number>;
+
+/**
+ * An Express app behind `tollbooth()`: every route of `routes` answers `{ok, path, run}` (JSON),
+ * `/slow/*` after `slowMs`. The scheme reconciles on the devnet.
+ */
+export async function startTollboothApp(
+  devnet: Devnet,
+  options: Omit<PaymentGateOptions, 'schemes'> & { slowMs?: number },
+): Promise<Listening & { runs: HandlerRuns; app: Express }> {
+  const app = express();
+  const runs: HandlerRuns = new Map();
+  const { slowMs = 0, ...gateOptions } = options;
+  app.use(
+    tollbooth({ ...gateOptions, schemes: [createExactEvmScheme({ publicClient: devnet.publicClient })] }),
+  );
+  app.get('/{*path}', async (req, res) => {
+    const run = (runs.get(req.path) ?? 0) + 1;
+    runs.set(req.path, run);
+    if (req.path.startsWith('/slow')) await new Promise((r) => setTimeout(r, slowMs));
+    res.json({ ok: true, path: req.path, run });
+  });
+  const listening = await listen(app);
+  return { ...listening, runs, app };
+}
+
+/**
+ * The official x402 facilitator (`x402Facilitator` + the exact EVM facilitator scheme) served
+ * over the standard HTTP API with node:http only, settling from `privateKey`.
+ */
+export async function startOfficialFacilitator(
+  devnet: Devnet,
+  privateKey: Hex,
+): Promise<Listening & { facilitator: x402Facilitator; calls: string[] }> {
+  const account = settlingAccount(privateKey);
+  const client = createWalletClient({
+    account,
+    chain: devnet.chain,
+    transport: http(devnet.rpcUrl),
+    pollingInterval: 50,
+  }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner(Object.assign(client, { address: client.account.address }) as never);
+  const facilitator = new x402Facilitator().register(
+    `eip155:${devnet.chainId}`,
+    new OfficialExactEvmFacilitatorScheme(signer),
+  );
+  const calls: string[] = [];
+  const listening = await listen(async (req: IncomingMessage, res: ServerResponse) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+    };
+    try {
+      calls.push(`${req.method} ${req.url}`);
+      if (req.method === 'GET' && req.url === '/supported') return send(200, facilitator.getSupported());
+      if (req.method === 'POST' && (req.url === '/verify' || req.url === '/settle')) {
+        const body = JSON.parse(await readBody(req)) as {
+          paymentPayload: never;
+          paymentRequirements: never;
+        };
+        const result =
+          req.url === '/verify'
+            ? await facilitator.verify(body.paymentPayload, body.paymentRequirements)
+            : await facilitator.settle(body.paymentPayload, body.paymentRequirements);
+        return send(200, result);
+      }
+      return send(404, { error: 'not found' });
+    } catch (error) {
+      return send(500, { error: error instanceof Error ? error.message : String(error) });
+    }
+  });
+  return { ...listening, facilitator, calls };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Records the verify/settle calls a FacilitatorClient receives (an observer, not a stand-in). */
+export function observed(
+  facilitator: FacilitatorClient,
+): FacilitatorClient & { settles: number; verifies: number } {
+  const counter = {
+    settles: 0,
+    verifies: 0,
+    verify: (
+      p: Parameters<FacilitatorClient['verify']>[0],
+      r: Parameters<FacilitatorClient['verify']>[1],
+    ) => {
+      counter.verifies += 1;
+      return facilitator.verify(p, r);
+    },
+    settle: (
+      p: Parameters<FacilitatorClient['settle']>[0],
+      r: Parameters<FacilitatorClient['settle']>[1],
+    ) => {
+      counter.settles += 1;
+      return facilitator.settle(p, r);
+    },
+    supported: () => facilitator.supported(),
+  };
+  return counter;
+}
+
+/** Balances of the payer and the recipient, to compare after a request. */
+export async function balances(devnet: Devnet, payer: Address) {
+  const [payerBalance, payToBalance] = await Promise.all([
+    devnet.balanceOf(payer),
+    devnet.balanceOf(devnet.accounts.payTo.address),
+  ]);
+  return { payer: payerBalance, payTo: payToBalance };
+}
+
+/** How much the payer lost and the recipient gained since `before`. */
+export async function deltas(devnet: Devnet, payer: Address, before: { payer: bigint; payTo: bigint }) {
+  const after = await balances(devnet, payer);
+  return { paid: before.payer - after.payer, received: after.payTo - before.payTo };
+}
+
+export function payerAccount(devnet: Devnet, index: number) {
+  return privateKeyToAccount(devnet.accounts.payers[index]!.privateKey as Hex);
+}
+
+/** Decodes the `PAYMENT-REQUIRED` header of a 402. */
+export function challengeOf(response: Response): PaymentRequired {
+  const header = response.headers.get('payment-required');
+  if (!header) throw new Error(`no PAYMENT-REQUIRED header (status ${response.status})`);
+  return decodeHeaderJson(header) as PaymentRequired;
+}
+
+/** Sends a request carrying `payload` in `header` (default PAYMENT-SIGNATURE). */
+export function sendPayment(
+  url: string,
+  payload: PaymentPayload | PaymentPayloadV1 | string,
+  header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT' = 'PAYMENT-SIGNATURE',
+): Promise<Response> {
+  const value = typeof payload === 'string' ? payload : encodeHeader(payload);
+  return fetch(url, { headers: { [header]: value } });
+}
+
+/** The `{error: {code}}` of an Error body, or the `error` string of a PaymentRequired body. */
+export async function errorCodeOf(response: Response): Promise<string | undefined> {
+  const body = (await response.clone().json()) as { error?: string | { code?: string } };
+  return typeof body.error === 'string' ? body.error : body.error?.code;
+}
+
+/** The requirement a challenge offers for the devnet token (the first one). */
+export function requirementOf(paymentRequired: PaymentRequired): PaymentRequirements {
+  const requirement = paymentRequired.accepts[0];
+  if (!requirement) throw new Error('the challenge offers nothing');
+  return requirement;
+}
