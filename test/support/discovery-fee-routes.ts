@@ -2,7 +2,7 @@
 // config with discovery metadata. The fee service can copy this file: replace the `z` import by
 // `import * as z from 'zod'`, and the placeholder output schemas by its own response schemas.
 import type { FreeRoute, RoutesConfig } from '@tollbooth/core';
-import { z } from './discovery-zod';
+import * as z from 'zod';
 
 export const FEE_SERVICE_NETWORK = 'eip155:8453';
 /** Placeholder recipient of the seed (`<PAY_TO_ADDRESS>`). */

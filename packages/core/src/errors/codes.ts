@@ -21,6 +21,16 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: 'The route accepts only its exact canonical URL (for example, no query string).',
   },
+  invalid_pagination: {
+    status: 400,
+    retryable: false,
+    meaning: 'A discovery listing was asked for with invalid `limit` / `offset` (or repeated) parameters.',
+  },
+  invalid_query: {
+    status: 400,
+    retryable: false,
+    meaning: 'A discovery listing was asked for with an invalid filter parameter.',
+  },
 
   // -- 402: no payment, or a payment that cannot be used ------------------------------------
   payment_required: { status: 402, retryable: false, meaning: 'No payment was sent; pay and retry.' },

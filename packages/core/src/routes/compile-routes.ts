@@ -50,6 +50,8 @@ export interface CompiledRoute {
   readonly isPattern: boolean;
   /** Names of the `:params`, in order. */
   readonly params: readonly string[];
+  /** Position of the route in the declared config (the table itself is sorted by specificity). */
+  readonly order: number;
   readonly config: RouteConfig;
   readonly x402Version: 1 | 2;
   readonly settle: SettleOrder;
@@ -167,7 +169,7 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
   if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) {
     problems.push(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
   }
-  const compiled: Array<CompiledRoute & { pattern: Pattern; order: number }> = [];
+  const compiled: Array<CompiledRoute & { pattern: Pattern }> = [];
   const seen = new Map<string, string>();
   let order = 0;
 
@@ -340,7 +342,7 @@ interface BuildRouteInput {
   order: number;
 }
 
-function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern; order: number } {
+function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern } {
   const { config, requirements, baseUrl, path } = input;
   const description = config.description ?? '';
   const mimeType = config.mimeType ?? ROUTE_DEFAULTS.mimeType;
@@ -412,7 +414,7 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern;
     },
     pattern: input.pattern,
     order: input.order,
-  } satisfies CompiledRoute & { pattern: Pattern; order: number };
+  } satisfies CompiledRoute & { pattern: Pattern };
   if (input.canonical) (route as { canonical?: CanonicalRule }).canonical = input.canonical;
   return route;
 }
