@@ -75,6 +75,7 @@ export function preVerifyExactEvmPayment(
     ok: true,
     payer: request.payload.authorization.from,
     identity: identityOf(request),
-    validBefore: Number(request.payload.authorization.validBefore),
+    // uint256 on the wire; a safe integer here (anything beyond is 'never expires' in practice).
+    validBefore: Math.min(Number(request.payload.authorization.validBefore), Number.MAX_SAFE_INTEGER),
   };
 }

@@ -42,7 +42,12 @@ export function getNativeRecoverPublicKey(): RecoverPublicKey | undefined {
   return nativeBackend ?? undefined;
 }
 
-/** The backend used by default: native when it loads, noble otherwise. */
+/**
+ * The signature recovery backend used by default: `'native'` (libsecp256k1 through the optional
+ * `secp256k1` package) when its prebuilt binding loads, `'noble'` (@noble/curves) otherwise.
+ *
+ * @example getDefaultRecoveryBackend() // 'native' on linux-x64, darwin-arm64, win32-x64
+ */
 export function getDefaultRecoveryBackend(): RecoveryBackend {
   return getNativeRecoverPublicKey() ? 'native' : 'noble';
 }
