@@ -1,0 +1,120 @@
+// The paid Express app of the ledger durability suites, the same in a child process
+// (ledger-crash-server.ts) and in the test process: the exact EVM scheme with on-chain reconcile,
+// Tollbooth's in-process EVM facilitator settling on the devnet, and a ledger store from a URL.
+import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { GateHooks, LedgerStore } from '@tollbooth/core';
+import { createExactEvmFacilitator, createExactEvmScheme } from '@tollbooth/evm';
+import { tollbooth } from '@tollbooth/express';
+import express from 'express';
+import { createNonceManager, createPublicClient, defineChain, type Hex, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { jsonRpc } from 'viem/nonce';
+
+/** The price of every paid route, atomic units of the devnet token (0.001 USDC). */
+export const LEDGER_PRICE = 1000n;
+
+/** Public origin every instance serves under: resource URLs do not depend on the port. */
+export const LEDGER_BASE_URL = 'http://ledger.tollbooth.test';
+
+/** Everything an instance needs; JSON so a child process can receive it in its environment. */
+export interface LedgerAppConfig {
+  rpcUrl: string;
+  chainId: number;
+  multicall3: string;
+  token: { address: string; name: string; version: string };
+  payTo: string;
+  /** Private key of the settling account. */
+  facilitatorKey: Hex;
+  /** Identifies the instance in ledger owners and in handler bodies. */
+  instanceId: string;
+  /** Facilitator receipt wait before `settlement_pending`, ms. */
+  receiptTimeoutMs?: number;
+  /** Gate: how long a duplicate waits for another instance before 409, ms. */
+  inFlightWaitMs?: number;
+  /** Every handler run appends `<instanceId> <runId>` to this file (a counter shared by processes). */
+  handlerLog?: string;
+  /** Child only: SIGKILL itself from `onSettled`, after the response was stored, before it is sent. */
+  crashOnSettled?: boolean;
+}
+
+/** `GET /paid` (maxTimeoutSeconds 60), `GET /short` (maxTimeoutSeconds 10) and the free `/health`. */
+export function createLedgerApp(
+  config: LedgerAppConfig,
+  ledger: LedgerStore,
+  extra: { hooks?: GateHooks; now?: () => number } = {},
+) {
+  const chain = defineChain({
+    id: config.chainId,
+    name: 'Tollbooth devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [config.rpcUrl] } },
+    contracts: { multicall3: { address: config.multicall3 as Hex } },
+  });
+  const publicClient = createPublicClient({ chain, transport: http(config.rpcUrl), pollingInterval: 50 });
+  // A nonce manager of its own: a test may drop a pending transaction and start a new facilitator.
+  const account = privateKeyToAccount(config.facilitatorKey, {
+    nonceManager: createNonceManager({ source: jsonRpc() }),
+  });
+  const facilitator = createExactEvmFacilitator({
+    account,
+    chain,
+    rpcUrl: config.rpcUrl,
+    pollingIntervalMs: 50,
+    ...(config.receiptTimeoutMs === undefined ? {} : { receiptTimeoutMs: config.receiptTimeoutMs }),
+  });
+  const price = {
+    amount: LEDGER_PRICE.toString(),
+    asset: config.token.address,
+    extra: { name: config.token.name, version: config.token.version },
+  };
+  const network = `eip155:${config.chainId}`;
+  const middleware = tollbooth({
+    routes: {
+      'GET /paid': { accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 60 } },
+      'GET /short': { accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 10 } },
+    },
+    schemes: [createExactEvmScheme({ publicClient })],
+    facilitator,
+    ledger,
+    baseUrl: LEDGER_BASE_URL,
+    instanceId: config.instanceId,
+    pollIntervalMs: 25,
+    ...(config.inFlightWaitMs === undefined ? {} : { inFlightWaitMs: config.inFlightWaitMs }),
+    ...(extra.hooks ? { hooks: extra.hooks } : {}),
+    ...(extra.now ? { now: extra.now } : {}),
+  });
+  const app = express();
+  app.get('/health', (_req, res) => {
+    res.json({ ok: true, instance: config.instanceId });
+  });
+  app.use(middleware);
+  const handler = (req: express.Request, res: express.Response) => {
+    const run = randomUUID();
+    if (config.handlerLog) appendFileSync(config.handlerLog, `${config.instanceId} ${run}\n`);
+    res.json({ paid: true, path: req.path, payer: req.payment?.payer, instance: config.instanceId, run });
+  };
+  app.get('/paid', handler);
+  app.get('/short', handler);
+  return { app, gate: middleware.gate };
+}
+
+/** Listens on a free loopback port. */
+export async function listenLedgerApp(
+  app: express.Express,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(0, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve(s)));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
