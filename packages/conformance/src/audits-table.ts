@@ -1,0 +1,35 @@
+import { AUDITS } from './audits/index';
+import type { Audit } from './types';
+
+/** Renders docs/audits.md from the audit list, so the documentation cannot drift from the code. */
+export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string {
+  const rows = audits.map(
+    (a) =>
+      `| ${a.id} | ${a.level} | ${a.needs === 'server' ? 'any server' : 'fixture'} | ${a.sentence.replaceAll('|', '\\|')} |`,
+  );
+  return [
+    '# Resource-server audits',
+    '',
+    '<!-- Generated from packages/conformance/src/audits by',
+    '     `node --conditions=tollbooth-source --import tsx packages/conformance/scripts/write-audits-doc.ts`.',
+    '     test/audits-doc.test.ts fails when this file and the list disagree. -->',
+    '',
+    'Every Tollbooth adapter (Express, Fastify, Koa) must pass every audit below; `test/audits.test.ts`',
+    'runs the whole list against each through a real in-process server. Ids are stable and never',
+    'reused. The level is an RFC 2119 keyword.',
+    '',
+    '- **fixture** audits need a server built around `createAuditFixture()` from `@tollbooth/conformance`:',
+    '  its routes, a scripted facilitator double and a scheme double whose payments the suite builds.',
+    '- **any server** audits need only HTTP and the paths of the routes; the CLI runs them against any',
+    '  running server:',
+    '',
+    '```sh',
+    'tollbooth-conformance http://localhost:4021 --paid /api/v1/fees/now --free /healthz',
+    '```',
+    '',
+    '| Id | Level | Target | Rule |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+}

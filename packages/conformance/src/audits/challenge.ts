@@ -1,0 +1,125 @@
+import { check, checkEqual } from '../audit-failure';
+import { decodeHeader, json, send } from '../http';
+import { checkNotRun, defineAudit } from './helpers';
+
+const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
+const ATOMIC = /^\d+$/;
+
+export const challengeAudits = [
+  defineAudit({
+    id: 'A402-01',
+    level: 'MUST',
+    sentence:
+      'MUST answer 402 with PAYMENT-REQUIRED when no payment header is sent, without running the handler',
+    needs: 'server',
+    async run(ctx) {
+      const answer = await send(ctx, ctx.paths.paid);
+      checkEqual(answer.status, 402, 'status of an unpaid request');
+      decodeHeader(answer, 'payment-required');
+      checkNotRun(ctx);
+    },
+  }),
+  defineAudit({
+    id: 'A402-02',
+    level: 'MUST',
+    sentence: 'MUST send the same PaymentRequired object as the JSON body of the 402 as in PAYMENT-REQUIRED',
+    needs: 'server',
+    async run(ctx) {
+      const answer = await send(ctx, ctx.paths.paid);
+      const header = decodeHeader(answer, 'payment-required');
+      checkEqual(JSON.stringify(json(answer)), JSON.stringify(header), 'the 402 body against the header');
+      check(
+        answer.header('content-type')?.startsWith('application/json'),
+        'the 402 body is not application/json',
+      );
+    },
+  }),
+  defineAudit({
+    id: 'A402-03',
+    level: 'MUST',
+    sentence: 'MUST encode PAYMENT-REQUIRED as standard base64 of compact UTF-8 JSON',
+    needs: 'server',
+    async run(ctx) {
+      const answer = await send(ctx, ctx.paths.paid);
+      const object = decodeHeader(answer, 'payment-required');
+      const compact = Buffer.from(JSON.stringify(object), 'utf8').toString('base64');
+      checkEqual(
+        answer.header('payment-required'),
+        compact,
+        'PAYMENT-REQUIRED against base64 of compact JSON',
+      );
+    },
+  }),
+  defineAudit({
+    id: 'A402-04',
+    level: 'MUST',
+    sentence:
+      'MUST challenge with x402Version 2, the resource URL and requirements (scheme, CAIP-2 network, atomic amount, asset, payTo, maxTimeoutSeconds, extra)',
+    needs: 'server',
+    async run(ctx) {
+      const challenge = decodeHeader(await send(ctx, ctx.paths.paid), 'payment-required');
+      checkEqual(challenge['x402Version'], 2, 'x402Version');
+      const resource = challenge['resource'] as { url?: unknown } | undefined;
+      check(typeof resource?.url === 'string', 'resource.url is missing');
+      check(
+        new URL(resource.url).pathname.toLowerCase() === ctx.paths.paid.toLowerCase(),
+        `resource.url ${resource.url} is not the paid path`,
+      );
+      const accepts = challenge['accepts'];
+      check(Array.isArray(accepts) && accepts.length > 0, 'accepts is empty');
+      for (const [i, r] of (accepts as Record<string, unknown>[]).entries()) {
+        check(typeof r['scheme'] === 'string', `accepts[${i}].scheme is missing`);
+        check(
+          typeof r['network'] === 'string' && CAIP2.test(r['network']),
+          `accepts[${i}].network is not CAIP-2`,
+        );
+        check(
+          typeof r['amount'] === 'string' && ATOMIC.test(r['amount']),
+          `accepts[${i}].amount is not atomic`,
+        );
+        check(
+          typeof r['asset'] === 'string' && typeof r['payTo'] === 'string',
+          `accepts[${i}] lacks asset or payTo`,
+        );
+        check(Number.isInteger(r['maxTimeoutSeconds']), `accepts[${i}].maxTimeoutSeconds is not an integer`);
+        check(typeof r['extra'] === 'object' && r['extra'] !== null, `accepts[${i}].extra is missing`);
+      }
+    },
+  }),
+  defineAudit({
+    id: 'A402-05',
+    level: 'MUST',
+    sentence: 'MUST gate HEAD requests to a paid route like GET',
+    needs: 'server',
+    async run(ctx) {
+      const answer = await send(ctx, ctx.paths.paid, { method: 'HEAD' });
+      checkEqual(answer.status, 402, 'status of an unpaid HEAD');
+      check(answer.header('payment-required'), 'no PAYMENT-REQUIRED on the HEAD answer');
+      checkNotRun(ctx);
+    },
+  }),
+  defineAudit({
+    id: 'A402-06',
+    level: 'SHOULD',
+    sentence: 'SHOULD mark challenges Cache-Control: no-store',
+    needs: 'server',
+    async run(ctx) {
+      const answer = await send(ctx, ctx.paths.paid);
+      check(
+        answer.header('cache-control')?.includes('no-store'),
+        `Cache-Control is ${answer.header('cache-control')}`,
+      );
+    },
+  }),
+  defineAudit({
+    id: 'A402-07',
+    level: 'MUST',
+    sentence: 'MUST challenge a paid route requested with a query string',
+    needs: 'server',
+    async run(ctx) {
+      const answer = await send(ctx, `${ctx.paths.paid}?audit=1`);
+      checkEqual(answer.status, 402, 'status of an unpaid request with a query string');
+      checkNotRun(ctx);
+    },
+  }),
+];

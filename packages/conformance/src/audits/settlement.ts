@@ -1,0 +1,237 @@
+import { check, checkEqual } from '../audit-failure';
+import { challengeOf, decodeHeader, json } from '../http';
+import { checkErrorBody, checkNotRun, controlOf, defineAudit, sendPayment } from './helpers';
+
+export const settlementAudits = [
+  defineAudit({
+    id: 'ASET-01',
+    level: 'MUST',
+    sentence:
+      'MUST answer a valid payment with the handler response and a successful PAYMENT-RESPONSE receipt',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const answer = await sendPayment(
+        ctx,
+        ctx.paths.paid,
+        control.pay(await challengeOf(ctx, ctx.paths.paid)),
+      );
+      checkEqual(answer.status, 200, `status of a paid request (${answer.text.slice(0, 160)})`);
+      checkEqual(json(answer)['route'], 'paid', 'route in the handler body');
+      const receipt = decodeHeader(answer, 'payment-response');
+      checkEqual(receipt['success'], true, 'receipt success');
+      check(
+        typeof receipt['transaction'] === 'string' && receipt['transaction'] !== '',
+        'receipt has no transaction',
+      );
+      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
+      checkEqual(control.runs('paid'), 1, 'handler runs');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-02',
+    level: 'MUST',
+    sentence: 'MUST give the handler the accepted payment (its payer)',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const answer = await sendPayment(
+        ctx,
+        ctx.paths.paid,
+        control.pay(await challengeOf(ctx, ctx.paths.paid)),
+      );
+      const payer = json(answer)['payer'];
+      check(typeof payer === 'string' && /^0x[0-9a-fA-F]{40}$/.test(payer), `the handler saw payer ${payer}`);
+    },
+  }),
+  defineAudit({
+    id: 'ASET-03',
+    level: 'MUST',
+    sentence:
+      'MUST NOT settle when the handler answers with a status of 400 or more, and pass that answer on',
+    needs: 'control',
+    uses: ['failing'],
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const path = ctx.paths.failing!;
+      const answer = await sendPayment(ctx, path, control.pay(await challengeOf(ctx, path)));
+      checkEqual(answer.status, 422, 'status of the failing handler');
+      checkEqual(json(answer)['error'], 'unprocessable', 'the failing handler body');
+      check(!answer.header('payment-response'), 'a failed handler answer carries PAYMENT-RESPONSE');
+      checkEqual(control.facilitator.calls.settle, 0, 'settle calls');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-04',
+    level: 'MUST',
+    sentence: 'MUST NOT settle when the handler throws',
+    needs: 'control',
+    uses: ['throwing'],
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const path = ctx.paths.throwing!;
+      const answer = await sendPayment(ctx, path, control.pay(await challengeOf(ctx, path)));
+      check(answer.status >= 500, `status after a throwing handler: ${answer.status}`);
+      check(!answer.header('payment-response'), 'a throwing handler answer carries PAYMENT-RESPONSE');
+      checkEqual(control.runs('throwing'), 1, 'handler runs');
+      checkEqual(control.facilitator.calls.settle, 0, 'settle calls');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-05',
+    level: 'MUST',
+    sentence: 'MUST release a payment whose handler failed, so the same payload can pay afterwards',
+    needs: 'control',
+    uses: ['failing', 'throwing'],
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      await sendPayment(ctx, ctx.paths.failing!, value);
+      await sendPayment(ctx, ctx.paths.throwing!, value);
+      const answer = await sendPayment(ctx, ctx.paths.paid, value);
+      checkEqual(
+        answer.status,
+        200,
+        `status of the released payload on the paid route (${answer.text.slice(0, 160)})`,
+      );
+      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-06',
+    level: 'MUST',
+    sentence:
+      'MUST answer 502 settlement_uncertain, retryable, with retry.instruction retry_exact_payment_payload when settlement times out',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      control.facilitator.settleAnswer = 'timeout';
+      const answer = await sendPayment(
+        ctx,
+        ctx.paths.paid,
+        control.pay(await challengeOf(ctx, ctx.paths.paid)),
+      );
+      const error = checkErrorBody(answer, 502, 'settlement_uncertain');
+      checkEqual(error['retryable'], true, 'error.retryable');
+      checkEqual(
+        (error['retry'] as { instruction?: unknown } | undefined)?.instruction,
+        'retry_exact_payment_payload',
+        'error.retry.instruction',
+      );
+      check(!answer.header('payment-response'), 'an uncertain settlement carries PAYMENT-RESPONSE');
+      check(!answer.text.includes('"token"'), 'the handler body was sent before settlement');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-07',
+    level: 'MUST',
+    sentence:
+      'MUST answer a retry of the exact payload with 200 and the stored response once the uncertain settlement turns out to have landed',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      control.facilitator.settleAnswer = 'timeout';
+      checkEqual((await sendPayment(ctx, ctx.paths.paid, value)).status, 502, 'status while uncertain');
+      control.chain = 'settled';
+      const answer = await sendPayment(ctx, ctx.paths.paid, value);
+      checkEqual(answer.status, 200, `status of the retry (${answer.text.slice(0, 160)})`);
+      checkEqual(json(answer)['run'], 1, 'run number in the stored response');
+      checkEqual(decodeHeader(answer, 'payment-response')['success'], true, 'receipt success');
+      checkEqual(control.runs('paid'), 1, 'handler runs');
+      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-08',
+    level: 'MUST',
+    sentence:
+      'MUST settle again, without running the handler again, when the exact payload is retried and the uncertain settlement did not land',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      control.facilitator.settleAnswer = 'timeout';
+      checkEqual((await sendPayment(ctx, ctx.paths.paid, value)).status, 502, 'status while uncertain');
+      control.chain = 'unsettled';
+      control.facilitator.settleAnswer = 'success';
+      const answer = await sendPayment(ctx, ctx.paths.paid, value);
+      checkEqual(answer.status, 200, `status of the retry (${answer.text.slice(0, 160)})`);
+      checkEqual(json(answer)['run'], 1, 'run number in the stored response');
+      checkEqual(control.runs('paid'), 1, 'handler runs');
+      checkEqual(control.facilitator.calls.settle, 2, 'settle calls');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-09',
+    level: 'MUST',
+    sentence:
+      'MUST answer a retried settled payload with the stored response byte for byte and the same receipt, without running the handler or settling again',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      const first = await sendPayment(ctx, ctx.paths.paid, value);
+      const second = await sendPayment(ctx, ctx.paths.paid, value);
+      checkEqual(second.status, 200, 'status of the replay');
+      checkEqual(second.text, first.text, 'replayed body');
+      checkEqual(second.header('payment-response'), first.header('payment-response'), 'replayed receipt');
+      checkEqual(second.header('content-type'), first.header('content-type'), 'replayed content type');
+      checkEqual(control.runs('paid'), 1, 'handler runs');
+      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-10',
+    level: 'MUST',
+    sentence:
+      'MUST run the handler once for concurrent requests carrying one payment, and answer them all alike',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => sendPayment(ctx, ctx.paths.paid, value)),
+      );
+      checkEqual(answers.map((a) => a.status).join(','), Array(8).fill(200).join(','), 'statuses');
+      checkEqual(new Set(answers.map((a) => a.text)).size, 1, 'distinct bodies');
+      checkEqual(control.runs('paid'), 1, 'handler runs');
+      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
+    },
+  }),
+  defineAudit({
+    id: 'ASET-11',
+    level: 'MUST',
+    sentence:
+      'MUST answer 503 facilitator_unavailable, without running the handler, when the facilitator cannot verify (fail closed)',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      control.facilitator.verifyAnswer = 'unreachable';
+      const answer = await sendPayment(
+        ctx,
+        ctx.paths.paid,
+        control.pay(await challengeOf(ctx, ctx.paths.paid)),
+      );
+      checkErrorBody(answer, 503, 'facilitator_unavailable');
+      checkNotRun(ctx);
+    },
+  }),
+  defineAudit({
+    id: 'ASET-12',
+    level: 'SHOULD',
+    sentence: 'SHOULD send the Error body request_id in the X-Request-Id header',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      control.facilitator.settleAnswer = 'timeout';
+      const answer = await sendPayment(
+        ctx,
+        ctx.paths.paid,
+        control.pay(await challengeOf(ctx, ctx.paths.paid)),
+      );
+      const error = checkErrorBody(answer, 502, 'settlement_uncertain');
+      checkEqual(answer.header('x-request-id'), error['request_id'], 'X-Request-Id');
+    },
+  }),
+];

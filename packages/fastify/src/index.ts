@@ -1,0 +1,153 @@
+// @tollbooth/fastify: a Fastify plugin for the Tollbooth payment gate. It translates the request
+// in `onRequest`, settles in `onSend` and writes what the gate decides; no protocol logic.
+import { buffer } from 'node:stream/consumers';
+import {
+  createPaymentGate,
+  type GateResponse,
+  type PaidRequest,
+  type PaymentGateOptions,
+  type RouteConfig,
+  type RoutesConfig,
+  type RouteTable,
+  TollboothError,
+  type TollboothGate,
+  toRequestView,
+} from '@tollbooth/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Makes this route a paid route (its key is the route's method and full URL, prefix included). */
+    payment?: RouteConfig;
+  }
+  interface FastifyRequest {
+    /** The accepted payment, on paid routes; `null` elsewhere. */
+    payment: PaidRequest | null;
+  }
+  interface FastifyInstance {
+    /** The plugin's gate (route table, ledger); available once the instance is ready. */
+    tollbooth: TollboothFastify;
+  }
+}
+
+/** What the plugin decorates the instance with. */
+export interface TollboothFastify {
+  /** @throws TollboothError before the instance is ready (the table is compiled in `onReady`). */
+  readonly gate: TollboothGate;
+  /** Shorthand for `gate.routes`, e.g. `createDiscovery({ table: () => app.tollbooth.routes })`. */
+  readonly routes: RouteTable;
+}
+
+/**
+ * The gate's options, where `routes` (keys relative to the plugin's prefix) is optional because
+ * routes may declare `config: { payment }` instead; or a gate created elsewhere.
+ */
+export type TollboothPluginOptions =
+  | (Omit<PaymentGateOptions, 'routes'> & { routes?: RoutesConfig })
+  | { gate: TollboothGate };
+
+function send(reply: FastifyReply, response: GateResponse): FastifyReply {
+  for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+  for (const [name, value] of Object.entries(response.headers)) {
+    reply.header(name, name === 'set-cookie' ? value.split('\n') : value);
+  }
+  reply.header('content-length', String(response.body.byteLength));
+  return reply.code(response.status);
+}
+
+async function payloadBytes(payload: unknown): Promise<Uint8Array> {
+  if (payload === null || payload === undefined) return new Uint8Array();
+  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
+  if (payload instanceof Uint8Array) return payload;
+  return buffer(payload as NodeJS.ReadableStream);
+}
+
+const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions): Promise<void> => {
+  const prefix = fastify.prefix;
+  const declared: RoutesConfig = {};
+  if (!('gate' in options)) {
+    for (const [key, route] of Object.entries(options.routes ?? {})) {
+      declared[key.replace(/^(\S+\s+)?\//, (_m, method: string | undefined) => `${method ?? ''}${prefix}/`)] =
+        route;
+    }
+  }
+  let gate: TollboothGate | undefined = 'gate' in options ? options.gate : undefined;
+
+  fastify.addHook('onRoute', (route) => {
+    const payment = route.config?.payment;
+    if (!payment) return;
+    if ('gate' in options) {
+      throw new TollboothError(
+        'invalid_config',
+        `route ${route.url}: config.payment needs the plugin to own the gate`,
+      );
+    }
+    const methods = ([] as string[]).concat(route.method);
+    for (const method of methods) {
+      // HEAD is gated like GET: skip Fastify's automatic HEAD twin of a paid GET route.
+      if (method === 'HEAD' && (methods.includes('GET') || declared[`GET ${route.url}`])) continue;
+      const key = `${method} ${route.url}`;
+      if (declared[key]) throw new TollboothError('invalid_config', `paid route "${key}" is declared twice`);
+      declared[key] = payment;
+    }
+  });
+  fastify.addHook('onReady', async () => {
+    if (!('gate' in options)) gate = createPaymentGate({ ...options, routes: declared });
+  });
+
+  const current = (): TollboothGate => {
+    if (!gate) throw new TollboothError('invalid_config', 'the Tollbooth gate exists once Fastify is ready');
+    return gate;
+  };
+  fastify.decorate('tollbooth', {
+    get gate() {
+      return current();
+    },
+    get routes() {
+      return current().routes;
+    },
+  });
+  if (!fastify.hasRequestDecorator('payment')) fastify.decorateRequest('payment', null);
+
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // The raw target, not Fastify's decoded path: the gate decodes it itself (path tricks).
+    const view = toRequestView(request.raw, { protocol: request.protocol, host: request.host });
+    view.raw = request;
+    const outcome = await current().handle(view);
+    if (outcome.kind === 'pass') return;
+    if (outcome.kind === 'proceed') {
+      request.payment = outcome.payment;
+      return;
+    }
+    return send(reply, outcome.response).send(Buffer.from(outcome.response.body));
+  });
+
+  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const payment = request.payment;
+    if (!payment) return payload;
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value : String(value);
+    }
+    const body = await payloadBytes(payload);
+    const response = await current().finish(payment, { status: reply.statusCode, headers, body });
+    send(reply, response);
+    return Buffer.from(response.body);
+  });
+};
+
+/**
+ * Fastify plugin that puts paid routes behind x402 payments: declare them in `routes` (keys
+ * relative to the plugin's prefix) or per route in `config: { payment }`. Free routes pass
+ * through untouched; the accepted payment is on `request.payment`.
+ *
+ * @throws TollboothError `invalid_config` (at `ready()`) listing every configuration problem.
+ * @example
+ * await app.register(tollbooth, { schemes: [exactEvmScheme()], facilitator });
+ * app.get('/api/v1/fees/now', { config: { payment: { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } } } },
+ *   async (request) => ({ payer: request.payment?.payer }));
+ */
+export const tollbooth = fp(plugin, { name: '@tollbooth/fastify', fastify: '5.x' });
+
+export type { PaidRequest, PaymentGateOptions, RouteConfig } from '@tollbooth/core';
