@@ -1,0 +1,287 @@
+// @tollbooth/fetch's paying client against Tollbooth servers on the devnet: spend limits,
+// requirement selection, allowed assets, v1 challenges, and the 409 payment_in_progress retry with
+// the same payload across two instances sharing one ledger. Every test checks the balances.
+import { createMemoryLedgerStore, type PaymentOption, type PaymentPayload } from '@tollbooth/core';
+import { type Devnet, startDevnet } from '@tollbooth/devnet';
+import { createExactEvmFacilitator } from '@tollbooth/evm';
+import {
+  createEvmPaymentSigner,
+  createPayingClient,
+  PaymentClientError,
+  type PaymentSigner,
+  readChallenge,
+  readReceipt,
+} from '@tollbooth/fetch';
+import type { Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  balances,
+  deltas,
+  devnetPrice,
+  errorCodeOf,
+  type Listening,
+  observed,
+  PRICE,
+  paidRoute,
+  payerAccount,
+  settlingAccount,
+  startTollboothApp,
+} from './support/interop-harness';
+
+/** A token address with no code on the devnet. */
+const OTHER_ASSET = '0x00000000000000000000000000000000000a55e7';
+
+let devnet: Devnet;
+let app: Awaited<ReturnType<typeof startTollboothApp>>;
+let facilitator: ReturnType<typeof observed>;
+const servers: Listening[] = [];
+
+function option(amount: bigint, asset?: string): PaymentOption {
+  return {
+    network: 'eip155:8453',
+    payTo: devnet.accounts.payTo.address,
+    price: { ...devnetPrice(devnet, amount), ...(asset ? { asset } : {}) },
+  };
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet({ chainId: 8453, payers: 4 });
+  facilitator = observed(
+    createExactEvmFacilitator({
+      account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
+      chain: devnet.chain,
+      rpcUrl: devnet.rpcUrl,
+      pollingIntervalMs: 50,
+    }),
+  );
+  app = await startTollboothApp(devnet, {
+    routes: {
+      'GET /paid': paidRoute(devnet),
+      'GET /paid-too': paidRoute(devnet),
+      'GET /dear': paidRoute(devnet, { amount: 2n * PRICE }),
+      'GET /v1': paidRoute(devnet, { x402Version: 1 }),
+      'GET /wrong-name': paidRoute(devnet, { name: 'USDC' }),
+      'GET /choice': { accepts: [option(3n * PRICE), option(PRICE), option(2n * PRICE)] },
+      'GET /cheap-elsewhere': { accepts: [option(PRICE / 2n, OTHER_ASSET), option(PRICE)] },
+    },
+    facilitator,
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  await app?.close();
+  await devnet?.stop();
+});
+
+function clientFor(payerIndex: number, options: Partial<Parameters<typeof createPayingClient>[0]> = {}) {
+  const account = payerAccount(devnet, payerIndex);
+  return {
+    account,
+    client: createPayingClient({
+      signer: createEvmPaymentSigner({ account }),
+      maxAmountPerPayment: 10n * PRICE,
+      retryDelayMs: 20,
+      ...options,
+    }),
+  };
+}
+
+const clientError = (code: string) => (error: unknown) =>
+  error instanceof PaymentClientError && error.code === code;
+
+describe('spend limits', () => {
+  it('refuses a price above maxAmountPerPayment before signing, charging nothing', async () => {
+    const { account, client } = clientFor(0, { maxAmountPerPayment: PRICE });
+    const before = await balances(devnet, account.address);
+    await expect(client.pay(`${app.url}/dear`)).rejects.toSatisfy(clientError('spend_limit_exceeded'));
+    expect(client.spent).toBe(0n);
+    expect(app.runs.get('/dear')).toBeUndefined();
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: 0n, received: 0n });
+  });
+
+  it('stops at maxTotal: the second payment that would exceed it is refused', async () => {
+    const { account, client } = clientFor(0, { maxTotal: PRICE + PRICE / 2n });
+    const before = await balances(devnet, account.address);
+    expect((await client.fetch(`${app.url}/paid`)).status).toBe(200);
+    expect(client.spent).toBe(PRICE);
+    await expect(client.pay(`${app.url}/paid-too`)).rejects.toSatisfy(clientError('spend_limit_exceeded'));
+    expect(client.spent).toBe(PRICE);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+
+  it('does not count a payment the server refused with 402', async () => {
+    const { account, client } = clientFor(1, { maxTotal: PRICE });
+    const before = await balances(devnet, account.address);
+    const refused = await client.pay(`${app.url}/wrong-name`);
+    expect(refused.response.status).toBe(402);
+    expect(await errorCodeOf(refused.response)).toBe('payment_verification_failed');
+    expect(refused.attempts).toBe(1);
+    expect(client.spent).toBe(0n);
+    // The whole budget is still there.
+    expect((await client.fetch(`${app.url}/paid`)).status).toBe(200);
+    expect(client.spent).toBe(PRICE);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+});
+
+describe('choosing what to pay', () => {
+  it('pays the cheapest payable requirement', async () => {
+    const { account, client } = clientFor(1);
+    const before = await balances(devnet, account.address);
+    const { response, payload } = await client.pay(`${app.url}/choice`);
+    expect(response.status).toBe(200);
+    expect((payload as PaymentPayload).accepted.amount).toBe(PRICE.toString());
+    expect(client.spent).toBe(PRICE);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+
+  it('pays only allowedAssets (compared case-insensitively), even when another asset is cheaper', async () => {
+    const { account, client } = clientFor(1, {
+      allowedAssets: [{ network: 'eip155:8453', asset: devnet.token.address.toLowerCase() }],
+    });
+    const before = await balances(devnet, account.address);
+    const { response, payload } = await client.pay(`${app.url}/cheap-elsewhere`);
+    expect(response.status).toBe(200);
+    expect((payload as PaymentPayload).accepted.asset).toBe(devnet.token.address);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+
+  it('throws no_payable_requirement when nothing in the challenge is allowed, charging nothing', async () => {
+    const { account, client } = clientFor(1, {
+      allowedAssets: [{ network: 'eip155:84532', asset: devnet.token.address }],
+    });
+    const before = await balances(devnet, account.address);
+    await expect(client.pay(`${app.url}/paid`)).rejects.toSatisfy(clientError('no_payable_requirement'));
+    expect(client.spent).toBe(0n);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: 0n, received: 0n });
+  });
+
+  it('refuses a request that already carries a payment header', async () => {
+    const { client } = clientFor(1);
+    await expect(
+      client.pay(`${app.url}/paid`, { headers: { 'PAYMENT-SIGNATURE': 'e30=' } }),
+    ).rejects.toSatisfy(clientError('payment_already_attempted'));
+  });
+
+  it('passes a free response through without paying', async () => {
+    const { account, client } = clientFor(1);
+    const before = await balances(devnet, account.address);
+    const { response, attempts, payload } = await client.pay(`${app.url}/free`);
+    expect(response.status).toBe(200);
+    expect(attempts).toBe(0);
+    expect(payload).toBeUndefined();
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: 0n, received: 0n });
+  });
+});
+
+describe('challenges and receipts', () => {
+  it('reads the challenge from the PAYMENT-REQUIRED header of a real 402', async () => {
+    const response = await fetch(`${app.url}/paid`);
+    const challenge = await readChallenge(response);
+    expect(challenge).toMatchObject({
+      x402Version: 2,
+      resource: { url: `${app.url}/paid` },
+      accepts: [{ amount: PRICE.toString(), asset: devnet.token.address }],
+    });
+  });
+
+  it('reads a v1 challenge from the body and pays it with X-PAYMENT, reading X-PAYMENT-RESPONSE', async () => {
+    const challenge = await readChallenge(await fetch(`${app.url}/v1`));
+    expect(challenge).toMatchObject({ x402Version: 1, accepts: [{ network: 'base' }] });
+    const { account, client } = clientFor(2);
+    const before = await balances(devnet, account.address);
+    const { response, receipt, payload } = await client.pay(`${app.url}/v1`);
+    expect(response.status).toBe(200);
+    expect(payload).toMatchObject({ x402Version: 1, scheme: 'exact', network: 'base' });
+    expect(response.headers.get('x-payment-response')).not.toBeNull();
+    expect(receipt).toMatchObject({ success: true, network: 'base', payer: account.address });
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+
+  it('readReceipt decodes PAYMENT-RESPONSE of a paid response and gives undefined without one', async () => {
+    const { account, client } = clientFor(2);
+    const before = await balances(devnet, account.address);
+    const response = await client.fetch(`${app.url}/paid-too`);
+    expect(response.status).toBe(200);
+    const receipt = readReceipt(response);
+    expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: account.address });
+    const tx = await devnet.publicClient.getTransactionReceipt({ hash: receipt!.transaction as Hex });
+    expect(tx.status).toBe('success');
+    expect(readReceipt(await fetch(`${app.url}/free`))).toBeUndefined();
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+});
+
+describe('a payment in progress on another instance', () => {
+  it('retries 409 payment_in_progress with the same payload until the first instance has settled it', async () => {
+    // Two instances share one ledger; a load balancer that, like nginx's proxy_next_upstream on a
+    // timeout, re-sends the paid request to the second instance while the first is still busy.
+    const ledger = createMemoryLedgerStore();
+    const shared = {
+      routes: { 'GET /slow': paidRoute(devnet) },
+      facilitator,
+      ledger,
+      baseUrl: 'http://api.test',
+    };
+    const first = await startTollboothApp(devnet, { ...shared, slowMs: 700 });
+    const second = await startTollboothApp(devnet, { ...shared, inFlightWaitMs: 100, pollIntervalMs: 20 });
+    servers.push(first, second);
+    const account = payerAccount(devnet, 3);
+    const evm = createEvmPaymentSigner({ account });
+    let signed = 0;
+    const signer: PaymentSigner = {
+      supports: evm.supports,
+      createPayload: (challenge, requirement) => {
+        signed += 1;
+        return evm.createPayload(challenge, requirement);
+      },
+    };
+    const headers: string[] = [];
+    const statuses: number[] = [];
+    let firstInstance: Promise<Response> | undefined;
+    const balancer: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const payment = request.headers.get('payment-signature');
+      const path = new URL(request.url).pathname;
+      if (payment) headers.push(payment);
+      if (payment && !firstInstance) {
+        firstInstance = fetch(`${first.url}${path}`, { headers: request.headers });
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      const response = await fetch(`${payment ? second.url : first.url}${path}`, {
+        headers: request.headers,
+      });
+      statuses.push(response.status);
+      return response;
+    };
+    const client = createPayingClient({
+      signer,
+      maxAmountPerPayment: PRICE,
+      fetch: balancer,
+      maxRetries: 12,
+      retryDelayMs: 50,
+      maxRetryDelayMs: 200,
+    });
+    const before = await balances(devnet, account.address);
+
+    const { response, attempts } = await client.pay('http://api.test/slow');
+
+    expect(statuses[0]).toBe(402);
+    expect(statuses).toContain(409);
+    expect(statuses.at(-1)).toBe(200);
+    expect(response.status).toBe(200);
+    expect(attempts).toBe(statuses.length - 1);
+    expect(signed).toBe(1);
+    expect(new Set(headers).size).toBe(1);
+    const original = await firstInstance!;
+    expect(original.status).toBe(200);
+    // The second instance replays what the first one stored; its handler never ran.
+    expect(await response.text()).toBe(await original.text());
+    expect(response.headers.get('payment-response')).toBe(original.headers.get('payment-response'));
+    expect(first.runs.get('/slow')).toBe(1);
+    expect(second.runs.get('/slow')).toBeUndefined();
+    expect(client.spent).toBe(PRICE);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+});
