@@ -31,5 +31,14 @@ export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string 
     '| --- | --- | --- | --- |',
     ...rows,
     '',
+    '## Gate outcomes checked elsewhere',
+    '',
+    'A few error codes of the gate cannot be produced through one server and its doubles, and are',
+    'proved by the core unit tests and the ledger-store suites instead:',
+    '',
+    '- `payment_in_progress` (409): a duplicate waiting on another instance sharing the ledger;',
+    '- `ledger_unavailable` and `internal_error` (503): a ledger store that fails;',
+    '- `payment_expired` after reconciliation: an uncertain settlement whose authorization expired unused.',
+    '',
   ].join('\n');
 }
