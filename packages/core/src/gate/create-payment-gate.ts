@@ -111,6 +111,20 @@ const V1_NAMES: Record<string, string> = Object.fromEntries(
 const RETRY = Symbol('retry');
 type Retry = typeof RETRY;
 
+/** Most uncertain entries scanned to recognise an expired payload retried after an unknown outcome. */
+const UNCERTAIN_SCAN_LIMIT = 1_000;
+
+/** JSON with object keys sorted (stores such as Postgres jsonb do not keep key order). */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function mergeExpose(existing: string | undefined): string {
@@ -382,7 +396,14 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         error instanceof Error ? error.message : 'the payment could not be checked',
       );
     }
-    if (!pre.ok) return reject(match, requestId, codeForReason(pre.reason, 'payment_invalid'), pre.message);
+    if (!pre.ok) {
+      const code = codeForReason(pre.reason, 'payment_invalid');
+      // An expired authorization may still be one whose settlement outcome was left unknown: the
+      // transfer may have landed. Retrying that exact payload must reconcile, not refuse.
+      const known = code === 'payment_expired' ? await findUncertain(wirePayload) : undefined;
+      if (!known) return reject(match, requestId, code, pre.message);
+      pre = { ok: true, payer: known.payer ?? '', identity: known.id, validBefore: known.validBefore };
+    }
 
     const ctx: Omit<PaymentContext, 'endFlight'> = {
       match,
@@ -412,6 +433,18 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
   }
 
   // -- ledger ------------------------------------------------------------------------------
+
+  /** The `uncertain` entry whose stored payload is exactly `payload`, if any (bounded scan). */
+  async function findUncertain(payload: unknown): Promise<LedgerEntry | undefined> {
+    try {
+      const entries = await store.query({ state: 'uncertain', limit: UNCERTAIN_SCAN_LIMIT });
+      const wanted = canonicalJson(payload);
+      return entries.find((entry) => canonicalJson(entry.payload) === wanted);
+    } catch (error) {
+      logger?.warn({ err: error }, 'ledger lookup of an expired payment failed');
+      return undefined;
+    }
+  }
 
   async function acquire(base: Omit<PaymentContext, 'endFlight'>, paid: PaidRequest): Promise<Outcome> {
     const { match, requestId } = base;
