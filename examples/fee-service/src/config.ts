@@ -1,0 +1,262 @@
+import * as z from 'zod';
+import { SCENARIO_NAMES } from './simulator/scenarios';
+
+/**
+ * The fee service's configuration, read from environment variables and validated with zod at
+ * start-up. Every problem is reported at once (one {@link ConfigError} listing them all).
+ */
+
+/** Canonical USDC of the networks the service knows without an explicit `ASSET`. */
+export const KNOWN_USDC: Readonly<Record<string, { asset: string; name: string; version: string }>> = {
+  'eip155:8453': { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
+  'eip155:84532': { asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2' },
+};
+
+/** Defaults of every variable (documented in the README's configuration table). */
+export const CONFIG_DEFAULTS = {
+  PORT: 3000,
+  HOST: '127.0.0.1',
+  FRAMEWORK: 'fastify',
+  PROFILE: 'local',
+  UPSTREAM: 'mempool',
+  SIMULATOR_SCENARIO: 'calm',
+  SIMULATOR_SEED: 42,
+  SIMULATOR_TIME_SCALE: 1,
+  SNAPSHOT_INTERVAL_MS: 10_000,
+  FACILITATOR_NAME: 'tollbooth',
+  FACILITATOR_TIMEOUT_MS: 10_000,
+  FACILITATOR_SETTLE_TIMEOUT_MS: 30_000,
+  NETWORK: 'eip155:8453',
+  LEDGER_URL: 'sqlite:.tollbooth/ledger.sqlite',
+  RATE_LIMIT_ENABLED: true,
+  RATE_LIMIT_MAX: 60,
+  RATE_LIMIT_WINDOW_MS: 60_000,
+  TRUST_PROXY: false,
+  LOG_LEVEL: 'info',
+  SHUTDOWN_TIMEOUT_MS: 30_000,
+} as const;
+
+const FRAMEWORKS = ['fastify', 'express', 'koa'] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+const PROFILES = ['production', 'local'] as const;
+export type Profile = (typeof PROFILES)[number];
+const UPSTREAMS = ['mempool', 'esplora', 'core'] as const;
+export type UpstreamKind = (typeof UPSTREAMS)[number];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const CAIP2_EVM = /^eip155:[1-9][0-9]*$/;
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[0-9]+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const boolean = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no']))
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const url = (protocols: readonly string[]) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL (${protocols.join(' or ')})`,
+    );
+
+const ledgerUrl = z
+  .string()
+  .trim()
+  .refine(
+    (value) =>
+      /^sqlite:.+/.test(value) || /^rediss?:\/\/.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value),
+    'must be sqlite:<file>, redis://… or postgres://…',
+  );
+
+const EnvSchema = z.object({
+  PORT: integer(0, 65_535).optional(),
+  HOST: optionalString,
+  PUBLIC_BASE_URL: url(['http:', 'https:'])
+    .refine((value) => {
+      const parsed = new URL(value);
+      return !parsed.search && !parsed.hash && !parsed.username;
+    }, 'must have no query, fragment or credentials')
+    .optional(),
+  FRAMEWORK: z.enum(FRAMEWORKS).optional(),
+  PROFILE: z.enum(PROFILES).optional(),
+  UPSTREAM: z.enum(UPSTREAMS).optional(),
+  MEMPOOL_URL: url(['http:', 'https:']).optional(),
+  ESPLORA_URL: url(['http:', 'https:']).optional(),
+  CORE_RPC_URL: url(['http:', 'https:']).optional(),
+  CORE_RPC_USER: optionalString,
+  CORE_RPC_PASSWORD: optionalString,
+  SIMULATOR_SCENARIO: z.enum(SCENARIO_NAMES).optional(),
+  SIMULATOR_SEED: integer(0).optional(),
+  SIMULATOR_TIME_SCALE: z
+    .string()
+    .trim()
+    .regex(/^[0-9]+(\.[0-9]+)?$/, 'must be a number ≥ 0')
+    .transform(Number)
+    .optional(),
+  SNAPSHOT_INTERVAL_MS: integer(100).optional(),
+  FACILITATOR_URL: url(['http:', 'https:']).optional(),
+  FACILITATOR_NAME: optionalString,
+  FACILITATOR_TIMEOUT_MS: integer(1).optional(),
+  FACILITATOR_SETTLE_TIMEOUT_MS: integer(1).optional(),
+  PAY_TO: z.string().trim().regex(ADDRESS, 'must be a 0x-prefixed 20-byte address').optional(),
+  NETWORK: z.string().trim().regex(CAIP2_EVM, 'must be a CAIP-2 EVM network such as eip155:8453').optional(),
+  ASSET: z.string().trim().regex(ADDRESS, 'must be a 0x-prefixed 20-byte token address').optional(),
+  ASSET_NAME: optionalString,
+  ASSET_VERSION: optionalString,
+  LEDGER_URL: ledgerUrl.optional(),
+  RATE_LIMIT_ENABLED: boolean.optional(),
+  RATE_LIMIT_MAX: integer(1).optional(),
+  RATE_LIMIT_WINDOW_MS: integer(1).optional(),
+  RATE_LIMIT_REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  TRUST_PROXY: boolean.optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+  SHUTDOWN_TIMEOUT_MS: integer(0).optional(),
+});
+
+/** The validated configuration of one fee-service process. */
+export interface ServiceConfig {
+  port: number;
+  host: string;
+  /** Canonical base URL; undefined = `http://<host>:<port>` once listening. */
+  publicBaseUrl: string | undefined;
+  framework: Framework;
+  profile: Profile;
+  upstream: {
+    kind: UpstreamKind;
+    /** Undefined = the embedded simulator serves this dialect. */
+    url: string | undefined;
+    coreUser: string | undefined;
+    corePassword: string | undefined;
+  };
+  simulator: { scenario: (typeof SCENARIO_NAMES)[number]; seed: number; timeScale: number };
+  snapshotIntervalMs: number;
+  facilitator: {
+    /** Undefined = the in-process devnet facilitator. */
+    url: string | undefined;
+    name: string;
+    timeoutMs: number;
+    settleTimeoutMs: number;
+  };
+  payment: {
+    /** Undefined = the devnet's payTo account (only without FACILITATOR_URL). */
+    payTo: string | undefined;
+    network: string;
+    asset: string;
+    assetName: string;
+    assetVersion: string;
+  };
+  ledgerUrl: string;
+  rateLimit: { enabled: boolean; max: number; windowMs: number; redisUrl: string | undefined };
+  trustProxy: boolean;
+  logLevel: (typeof LOG_LEVELS)[number];
+  shutdownTimeoutMs: number;
+}
+
+/** Thrown by {@link loadConfig} with every problem of the environment. */
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid fee-service configuration:\n- ${problems.join('\n- ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads and validates the configuration from `env` (default `process.env`). Empty variables count
+ * as unset.
+ * @throws ConfigError listing every problem at once
+ * @example const config = loadConfig({ PORT: '8080', FRAMEWORK: 'koa' });
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): ServiceConfig {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') input[key] = value;
+  }
+  const parsed = EnvSchema.safeParse(input);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+    }
+  }
+  const e = parsed.success ? parsed.data : ({} as z.infer<typeof EnvSchema>);
+
+  const network = e.NETWORK ?? CONFIG_DEFAULTS.NETWORK;
+  const known = KNOWN_USDC[network];
+  if (parsed.success) {
+    if (e.FACILITATOR_URL && !e.PAY_TO) {
+      problems.push('PAY_TO: required when FACILITATOR_URL is set (the devnet payTo only exists in-process)');
+    }
+    if (!known && !e.ASSET) problems.push(`ASSET: required for ${network} (no known USDC address)`);
+    if (e.SIMULATOR_TIME_SCALE !== undefined && !Number.isFinite(e.SIMULATOR_TIME_SCALE)) {
+      problems.push('SIMULATOR_TIME_SCALE: must be a finite number');
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const kind = e.UPSTREAM ?? (CONFIG_DEFAULTS.UPSTREAM as UpstreamKind);
+  const upstreamUrl =
+    kind === 'mempool' ? e.MEMPOOL_URL : kind === 'esplora' ? e.ESPLORA_URL : e.CORE_RPC_URL;
+  return {
+    port: e.PORT ?? CONFIG_DEFAULTS.PORT,
+    host: e.HOST ?? CONFIG_DEFAULTS.HOST,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/$/, ''),
+    framework: e.FRAMEWORK ?? CONFIG_DEFAULTS.FRAMEWORK,
+    profile: e.PROFILE ?? CONFIG_DEFAULTS.PROFILE,
+    upstream: { kind, url: upstreamUrl, coreUser: e.CORE_RPC_USER, corePassword: e.CORE_RPC_PASSWORD },
+    simulator: {
+      scenario: e.SIMULATOR_SCENARIO ?? CONFIG_DEFAULTS.SIMULATOR_SCENARIO,
+      seed: e.SIMULATOR_SEED ?? CONFIG_DEFAULTS.SIMULATOR_SEED,
+      timeScale: e.SIMULATOR_TIME_SCALE ?? CONFIG_DEFAULTS.SIMULATOR_TIME_SCALE,
+    },
+    snapshotIntervalMs: e.SNAPSHOT_INTERVAL_MS ?? CONFIG_DEFAULTS.SNAPSHOT_INTERVAL_MS,
+    facilitator: {
+      url: e.FACILITATOR_URL?.replace(/\/$/, ''),
+      name: e.FACILITATOR_NAME ?? CONFIG_DEFAULTS.FACILITATOR_NAME,
+      timeoutMs: e.FACILITATOR_TIMEOUT_MS ?? CONFIG_DEFAULTS.FACILITATOR_TIMEOUT_MS,
+      settleTimeoutMs: e.FACILITATOR_SETTLE_TIMEOUT_MS ?? CONFIG_DEFAULTS.FACILITATOR_SETTLE_TIMEOUT_MS,
+    },
+    payment: {
+      payTo: e.PAY_TO,
+      network,
+      asset: e.ASSET ?? known!.asset,
+      assetName: e.ASSET_NAME ?? known?.name ?? 'USD Coin',
+      assetVersion: e.ASSET_VERSION ?? known?.version ?? '2',
+    },
+    ledgerUrl: e.LEDGER_URL ?? CONFIG_DEFAULTS.LEDGER_URL,
+    rateLimit: {
+      enabled: e.RATE_LIMIT_ENABLED ?? CONFIG_DEFAULTS.RATE_LIMIT_ENABLED,
+      max: e.RATE_LIMIT_MAX ?? CONFIG_DEFAULTS.RATE_LIMIT_MAX,
+      windowMs: e.RATE_LIMIT_WINDOW_MS ?? CONFIG_DEFAULTS.RATE_LIMIT_WINDOW_MS,
+      redisUrl: e.RATE_LIMIT_REDIS_URL,
+    },
+    trustProxy: e.TRUST_PROXY ?? CONFIG_DEFAULTS.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.LOG_LEVEL,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? CONFIG_DEFAULTS.SHUTDOWN_TIMEOUT_MS,
+  };
+}

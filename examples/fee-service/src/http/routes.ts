@@ -1,0 +1,134 @@
+import type { Discovery, RouteTable } from '@tollbooth/core';
+import type { ServiceMetrics } from '../metrics';
+import { FEE_PREVIEW_PATH, PAID_RESOURCES, previewHandler } from '../resources/index';
+import { type PaidResource, type ResourceDeps, routeKey } from '../resources/types';
+import { requestIdOf } from './respond';
+import type { Edge, EdgeRequest, RouteContext, RouteResult, ServiceRoute } from './types';
+
+/** Result of the readiness probe. */
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, { ok: boolean; detail?: string }>;
+}
+
+export interface ServiceRoutesOptions {
+  resources: ResourceDeps;
+  discovery: Discovery;
+  metrics: ServiceMetrics;
+  /** /readyz: a validated snapshot exists and the facilitator's /supported answered. */
+  readiness(): Promise<Readiness>;
+  /** Paid resources to serve. Default {@link PAID_RESOURCES}. */
+  paid?: readonly PaidResource[];
+}
+
+function discoveryRoute(path: string, discovery: Discovery): ServiceRoute {
+  return {
+    method: 'GET',
+    path,
+    handler(context: RouteContext): RouteResult {
+      const answer = discovery.respond({
+        method: context.method,
+        url: context.url.href,
+        header: context.header,
+        requestId: context.requestId,
+      });
+      if (!answer) return { status: 404 };
+      return { status: answer.status, headers: answer.headers, body: answer.body };
+    },
+  };
+}
+
+/**
+ * Every route of the fee service, framework-neutral: the free preview, the paid resources, the
+ * discovery documents, the metrics and the health probes.
+ */
+export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute[] {
+  const { resources, discovery, metrics } = options;
+  const paths = discovery.respond.paths;
+  const routes: ServiceRoute[] = [
+    { method: 'GET', path: FEE_PREVIEW_PATH, handler: (context) => previewHandler(context, resources) },
+    discoveryRoute(paths.catalog, discovery),
+    discoveryRoute(paths.wellKnown, discovery),
+    discoveryRoute(paths.openapi, discovery),
+    {
+      method: 'GET',
+      path: '/healthz',
+      handler: () => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: { status: 'ok' } }),
+    },
+    {
+      method: 'GET',
+      path: '/readyz',
+      async handler() {
+        const readiness = await options.readiness();
+        return {
+          status: readiness.ready ? 200 : 503,
+          headers: { 'cache-control': 'no-store' },
+          body: { status: readiness.ready ? 'ready' : 'not_ready', checks: readiness.checks },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      async handler() {
+        const text = await metrics.registry.metrics();
+        return {
+          status: 200,
+          headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
+          body: Buffer.from(text, 'utf8'),
+        };
+      },
+    },
+  ];
+  for (const resource of options.paid ?? PAID_RESOURCES) {
+    routes.push({
+      method: resource.method,
+      path: resource.path,
+      handler: (context) => resource.handler(context, resources),
+    });
+  }
+  return routes;
+}
+
+/**
+ * The edge in front of the gate: a request is "paid" when the gate's own route table matches it
+ * (so encodings and dot segments cannot dodge the rate limit), and a paid resource's precondition
+ * answers before any challenge.
+ */
+export function createEdge(options: {
+  table: () => RouteTable;
+  resources: ResourceDeps;
+  paid?: readonly PaidResource[];
+}): Edge {
+  const preconditions = new Map<string, NonNullable<PaidResource['precondition']>>();
+  for (const resource of options.paid ?? PAID_RESOURCES) {
+    if (resource.precondition) preconditions.set(routeKey(resource), resource.precondition);
+  }
+  const match = (request: EdgeRequest) => {
+    const method = request.method.toUpperCase();
+    if (method === 'OPTIONS') return undefined;
+    return options.table().match(method, request.url);
+  };
+  return {
+    isPaid: (request) => match(request) !== undefined,
+    precondition(request) {
+      const matched = match(request);
+      if (matched?.route.availability !== 'active') return undefined;
+      const check = preconditions.get(matched.route.key);
+      return check?.(requestIdOf(request.header), options.resources);
+    },
+  };
+}
+
+/** The route label of a path for metrics: the matching route's pattern, else `other`. */
+export function createRouteLabeler(
+  routes: readonly ServiceRoute[],
+): (method: string, path: string) => string {
+  const compiled = routes.map((route) => ({
+    path: route.path,
+    regex: new RegExp(
+      `^${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`,
+    ),
+  }));
+  return (_method, path) => compiled.find((route) => route.regex.test(path))?.path ?? 'other';
+}

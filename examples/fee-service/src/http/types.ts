@@ -1,0 +1,58 @@
+import type { PaidRequest } from '@tollbooth/core';
+
+/**
+ * The framework-neutral HTTP contract of the fee service: a route is a method, a path and a
+ * handler from a request context to a plain result. The Fastify, Express and Koa mounts only
+ * translate (see `src/mount`).
+ */
+
+/** What a handler sees of a request. */
+export interface RouteContext {
+  /** Upper-case method. */
+  method: string;
+  /** The request URL as received, made absolute with the request's own scheme and host. */
+  url: URL;
+  /** Values of the route's `:params`, decoded by the framework. */
+  params: Record<string, string>;
+  /** Case-insensitive header lookup. */
+  header(name: string): string | undefined;
+  /** Request id echoed in Error bodies (the gate's on paid routes). */
+  requestId: string;
+  /** The accepted payment on paid routes (with `settlement` when the route settles first). */
+  payment: PaidRequest | undefined;
+}
+
+/** What a handler answers: JSON (any value) or exact bytes. Header names lower-case. */
+export interface RouteResult {
+  status: number;
+  headers?: Record<string, string>;
+  /** A `Uint8Array` is sent as is; `undefined` sends no body; anything else is JSON. */
+  body?: unknown;
+}
+
+/** One route of the service. */
+export interface ServiceRoute {
+  method: 'GET' | 'POST';
+  /** Path with `:param` segments, e.g. `/api/v1/ai/explain/transaction/:txid`. */
+  path: string;
+  handler(context: RouteContext): RouteResult | Promise<RouteResult>;
+}
+
+/**
+ * What runs in front of the payment gate on every mount: the precondition of a paid route (the
+ * decision answers 503 before any challenge when no validated snapshot exists), keyed by the
+ * gate's route match so path tricks cannot skip it.
+ */
+export interface EdgeRequest {
+  method: string;
+  /** Absolute URL as received. */
+  url: string;
+  header(name: string): string | undefined;
+}
+
+export interface Edge {
+  /** Whether the request goes to a paid route (rate limited before the gate). */
+  isPaid(request: EdgeRequest): boolean;
+  /** A response to send instead of running the gate, or undefined. */
+  precondition(request: EdgeRequest): RouteResult | undefined;
+}

@@ -1,0 +1,95 @@
+import { tollbooth } from '@tollbooth/express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
+import { requestIdOf } from '../http/respond';
+import type { EdgeRequest, RouteResult } from '../http/types';
+import { encodeResult, internalError, notFound, retryAfterSeconds } from './shared';
+import type { MountedApp, MountOptions } from './types';
+
+function send(res: Response, result: RouteResult): void {
+  const { status, headers, body } = encodeResult(result);
+  res.status(status).set(headers);
+  if (body === undefined) res.end();
+  else res.end(body);
+}
+
+const edgeRequest = (req: Request): EdgeRequest => ({
+  method: req.method,
+  url: `${req.protocol}://${req.host}${req.originalUrl}`,
+  header: (name) => req.get(name),
+});
+
+/** Mounts the fee service on Express 5: express-rate-limit → precondition → tollbooth() → routes. */
+export async function mountExpress(options: MountOptions): Promise<MountedApp> {
+  const { edge, rateLimit: limits } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  if (options.trustProxy) app.set('trust proxy', true);
+
+  if (limits.enabled) {
+    const redis = limits.redis;
+    app.use(
+      rateLimit({
+        windowMs: limits.windowMs,
+        limit: limits.max,
+        standardHeaders: 'draft-7',
+        legacyHeaders: false,
+        skip: (req) => !edge.isPaid(edgeRequest(req)),
+        // The seed's 429 has no body.
+        handler: (_req, res) => {
+          res.status(429).set('retry-after', retryAfterSeconds(limits.windowMs)).end();
+        },
+        ...(redis
+          ? {
+              store: new RedisStore({
+                prefix: `${limits.prefix ?? 'fee-service:rl:'}express:`,
+                sendCommand: (command: string, ...args: string[]) =>
+                  redis.call(command, ...args) as Promise<number>,
+              }),
+            }
+          : {}),
+      }),
+    );
+  }
+  app.use((req, res, next) => {
+    const answer = edge.precondition(edgeRequest(req));
+    if (answer) return send(res, answer);
+    next();
+  });
+  app.use(tollbooth({ gate: options.gate }));
+
+  for (const route of options.routes) {
+    const register = route.method === 'GET' ? app.get.bind(app) : app.post.bind(app);
+    register(route.path, async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const header = (name: string) => req.get(name);
+        const result = await route.handler({
+          method: req.method,
+          url: new URL(`${req.protocol}://${req.host}${req.originalUrl}`),
+          params: { ...(req.params as Record<string, string>) },
+          header,
+          requestId: req.payment?.requestId ?? requestIdOf(header),
+          payment: req.payment,
+        });
+        send(res, result);
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
+  app.use((req, res) =>
+    send(
+      res,
+      notFound((name) => req.get(name)),
+    ),
+  );
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    options.onError?.(error);
+    send(
+      res,
+      internalError((name) => req.get(name)),
+    );
+  });
+  return { listener: app, close: async () => {} };
+}
