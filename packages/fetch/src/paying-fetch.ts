@@ -150,13 +150,20 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
     const requirement = select(affordable);
     const amount = amountOf(requirement);
 
-    const payload =
-      paymentRequired.x402Version === 2
-        ? await options.signer.createPayload(paymentRequired, requirement as PaymentRequirements)
-        : await signV1(paymentRequired, requirement as PaymentRequirementsV1);
+    // Reserved before signing, so concurrent calls cannot all pass the limit check at once.
+    limits.reserve(amount);
+    let payload: PaymentPayload | PaymentPayloadV1;
+    try {
+      payload =
+        paymentRequired.x402Version === 2
+          ? await options.signer.createPayload(paymentRequired, requirement as PaymentRequirements)
+          : await signV1(paymentRequired, requirement as PaymentRequirementsV1);
+    } catch (error) {
+      limits.refund(amount);
+      throw error;
+    }
     const headerName = paymentRequired.x402Version === 2 ? 'PAYMENT-SIGNATURE' : 'X-PAYMENT';
     const headerValue = encodeHeader(payload);
-    limits.reserve(amount);
 
     let attempts = 0;
     let response: Response;
@@ -213,7 +220,13 @@ export async function readChallenge(response: Response): Promise<PaymentRequired
     );
   }
   const body = await response.text().then(
-    (text) => JSON.parse(text) as unknown,
+    (text) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return undefined;
+      }
+    },
     () => undefined,
   );
   const v1 = PaymentRequiredV1.safeParse(body);
