@@ -69,6 +69,22 @@ function resolveLimit(limit: number | undefined): number {
   return value;
 }
 
+/**
+ * Deep copy of what the ledger holds (JSON values and byte arrays), several times faster than
+ * `structuredClone` on the paid path, which copies each entry a few times per request. Byte arrays
+ * come back as plain `Uint8Array`s, as with `structuredClone`; anything else goes through it.
+ */
+function copy<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copy) as T;
+  if (value instanceof Uint8Array) return new Uint8Array(value) as T;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
+  return out as T;
+}
+
 function holds(entry: LedgerEntry, expect: LedgerExpectation): boolean {
   return expect.state.includes(entry.state) && (expect.owner === undefined || entry.owner === expect.owner);
 }
@@ -151,17 +167,17 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
     async claim(entry: LedgerEntry): Promise<ClaimResult> {
       assertOpen();
       const existing = entries.get(entry.id);
-      if (existing) return { acquired: false, entry: structuredClone(existing) };
-      const stored = structuredClone(entry);
+      if (existing) return { acquired: false, entry: copy(existing) };
+      const stored = copy(entry);
       entries.set(stored.id, stored);
       index(stored);
-      return { acquired: true, entry: structuredClone(stored) };
+      return { acquired: true, entry: copy(stored) };
     },
 
     async get(id: PaymentIdentity): Promise<LedgerEntry | undefined> {
       assertOpen();
       const entry = entries.get(id);
-      return entry ? structuredClone(entry) : undefined;
+      return entry ? copy(entry) : undefined;
     },
 
     async update(
@@ -176,13 +192,13 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       const writable = next as unknown as Record<string, unknown>;
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined || key === 'id' || key === 'createdAt' || key === 'updatedAt') continue;
-        writable[key] = structuredClone(value);
+        writable[key] = copy(value);
       }
       next.updatedAt = now();
       unindex(current);
       entries.set(id, next);
       index(next);
-      return structuredClone(next);
+      return copy(next);
     },
 
     async remove(id: PaymentIdentity, expect: LedgerExpectation): Promise<boolean> {
@@ -232,7 +248,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
         top.splice(lo, 0, entry);
         if (top.length > limit) top.pop();
       }
-      return top.map((entry) => structuredClone(entry));
+      return top.map((entry) => copy(entry));
 
       function* idsToEntries(ids: Iterable<PaymentIdentity>): Generator<LedgerEntry> {
         for (const id of ids) {
