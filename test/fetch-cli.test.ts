@@ -1,0 +1,100 @@
+// Smoke test of the `tollbooth-pay` command against a Tollbooth route on the devnet.
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Devnet, startDevnet } from '@tollbooth/devnet';
+import { createExactEvmFacilitator } from '@tollbooth/evm';
+import type { Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  balances,
+  deltas,
+  PRICE,
+  paidRoute,
+  payerAccount,
+  settlingAccount,
+  startTollboothApp,
+} from './support/interop-harness';
+
+// The command's source, run with tsx like the package's own scripts (no build needed).
+const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'packages', 'fetch', 'src', 'cli.ts');
+
+function tollboothPay(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--conditions=tollbooth-source', '--import', 'tsx', cli, ...args],
+      { env: { ...process.env, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+type Run = Awaited<ReturnType<typeof tollboothPay>>;
+let devnet: Devnet;
+let app: Awaited<ReturnType<typeof startTollboothApp>>;
+const before: Array<{ payer: bigint; payTo: bigint }> = [];
+let paid: Run;
+let tooDear: Run;
+let noKey: Run;
+
+beforeAll(async () => {
+  devnet = await startDevnet({ chainId: 8453, payers: 2 });
+  app = await startTollboothApp(devnet, {
+    routes: { 'GET /paid': paidRoute(devnet), 'GET /dear': paidRoute(devnet, { amount: 2n * PRICE }) },
+    facilitator: createExactEvmFacilitator({
+      account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
+      chain: devnet.chain,
+      rpcUrl: devnet.rpcUrl,
+      pollingIntervalMs: 50,
+    }),
+  });
+  for (const i of [0, 1]) before.push(await balances(devnet, payerAccount(devnet, i).address));
+  // Each run starts a process that compiles the sources: run the three at once.
+  [paid, tooDear, noKey] = await Promise.all([
+    tollboothPay([`${app.url}/paid`, '--max', '$0.001'], {
+      TOLLBOOTH_PAYER_KEY: devnet.accounts.payers[0]!.privateKey,
+    }),
+    tollboothPay([`${app.url}/dear`, '--max', PRICE.toString()], {
+      TOLLBOOTH_PAYER_KEY: devnet.accounts.payers[1]!.privateKey,
+    }),
+    tollboothPay([`${app.url}/paid`], { TOLLBOOTH_PAYER_KEY: '' }),
+  ]);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await devnet?.stop();
+});
+
+describe('tollbooth-pay', () => {
+  it('pays a route once and prints the challenge, the response and the receipt', async () => {
+    const payer = payerAccount(devnet, 0);
+    expect(paid.stderr).toBe('');
+    expect(paid.code).toBe(0);
+    expect(paid.stdout).toContain('402 challenge:');
+    expect(paid.stdout).toContain(`payment from ${payer.address}`);
+    expect(paid.stdout).toContain('200 OK');
+    expect(paid.stdout).toMatch(/"success": true/);
+    expect(app.runs.get('/paid')).toBe(1);
+    expect((await deltas(devnet, payer.address, before[0]!)).paid).toBe(PRICE);
+  });
+
+  it('refuses a price above --max, exits 1 and pays nothing', async () => {
+    const payer = payerAccount(devnet, 1);
+    expect(tooDear.code).toBe(1);
+    expect(tooDear.stderr).toContain('spend_limit_exceeded');
+    expect(app.runs.get('/dear')).toBeUndefined();
+    expect((await deltas(devnet, payer.address, before[1]!)).paid).toBe(0n);
+  });
+
+  it('exits 2 with the usage when the payer key is missing', () => {
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('TOLLBOOTH_PAYER_KEY');
+    expect(noKey.stderr).toContain('usage: tollbooth-pay');
+    expect(noKey.stdout).toBe('');
+  });
+});
