@@ -36,7 +36,7 @@ const pgSchema = newPostgresSchema();
 const [rProblem, pgProblem] = await Promise.all([redisProblem(), postgresProblem()]);
 
 beforeAll(async () => {
-  devnet = await startDevnet({ payers: 2 });
+  devnet = await startDevnet({ payers: 3 });
 });
 afterAll(async () => {
   await children.killAll();
@@ -46,17 +46,24 @@ afterAll(async () => {
   if (pgProblem === undefined) await dropPostgresSchema(pgSchema);
 });
 
-async function samePayloadFiftyTimes(ledgerUrl: string, payerIndex: number, label: string) {
+async function samePayloadFiftyTimes(
+  ledgerUrl: string,
+  payerIndex: number,
+  label: string,
+  inFlightWaitMs = 5_000,
+) {
   const payer = devnet.accounts.payers[payerIndex]!;
   const log = join(dir, `${label}.log`);
   writeFileSync(log, '');
   const config = (instanceId: string) =>
-    ledgerAppConfig(devnet, { instanceId, handlerLog: log, inFlightWaitMs: 5_000 });
+    ledgerAppConfig(devnet, { instanceId, handlerLog: log, inFlightWaitMs });
   const [a, b] = await Promise.all([
     children.start(config(`${label}-a`), ledgerUrl),
     children.start(config(`${label}-b`), ledgerUrl),
   ]);
   const header = await paymentHeader(`${a.url}/paid`, payer.privateKey);
+  // Warm the other instance too (its first 402), so both meet the burst on equal terms.
+  expect((await fetch(`${b.url}/paid`)).status).toBe(402);
   const before = await devnet.balanceOf(payer.address);
 
   const answers = await Promise.all(
@@ -123,6 +130,13 @@ describeWithService('two instances sharing Redis', rProblem, () => {
   it('run the handler and settle once for fifty concurrent copies of one payment', async () => {
     const counts = await samePayloadFiftyTimes(redisLedgerUrl(redisPrefix), 0, 'redis');
     console.info(`[ledger multi-instance] Redis: ${counts.ok} × 200, ${counts.busy} × 409`);
+  });
+
+  it('answer duplicates on the other instance 409 payment_in_progress when they may not wait', async () => {
+    const counts = await samePayloadFiftyTimes(redisLedgerUrl(redisPrefix), 2, 'redis-nowait', 0);
+    console.info(`[ledger multi-instance] Redis, no wait: ${counts.ok} × 200, ${counts.busy} × 409`);
+    // The settling instance's own duplicates wait for it in-process; the other's cannot.
+    expect(counts.busy).toBeGreaterThan(0);
   });
 });
 
