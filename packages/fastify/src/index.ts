@@ -66,6 +66,7 @@ async function payloadBytes(payload: unknown): Promise<Uint8Array> {
 const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions): Promise<void> => {
   const prefix = fastify.prefix;
   const declared: RoutesConfig = {};
+  const problems: string[] = [];
   if (!('gate' in options)) {
     for (const [key, route] of Object.entries(options.routes ?? {})) {
       declared[key.replace(/^(\S+\s+)?\//, (_m, method: string | undefined) => `${method ?? ''}${prefix}/`)] =
@@ -78,21 +79,24 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
     const payment = route.config?.payment;
     if (!payment) return;
     if ('gate' in options) {
-      throw new TollboothError(
-        'invalid_config',
-        `route ${route.url}: config.payment needs the plugin to own the gate`,
-      );
+      problems.push(`route ${route.url}: config.payment needs the plugin to own the gate (no gate option)`);
+      return;
     }
     const methods = ([] as string[]).concat(route.method);
     for (const method of methods) {
       // HEAD is gated like GET: skip Fastify's automatic HEAD twin of a paid GET route.
       if (method === 'HEAD' && (methods.includes('GET') || declared[`GET ${route.url}`])) continue;
       const key = `${method} ${route.url}`;
-      if (declared[key]) throw new TollboothError('invalid_config', `paid route "${key}" is declared twice`);
+      if (declared[key]) problems.push(`paid route "${key}" is declared twice`);
       declared[key] = payment;
     }
   });
+  // Every route is known once the instance is ready: compile the table then, all problems at once.
   fastify.addHook('onReady', async () => {
+    if (problems.length > 0) {
+      const message = `invalid paid routes:\n- ${problems.join('\n- ')}`;
+      throw new TollboothError('invalid_config', message, { details: { problems } });
+    }
     if (!('gate' in options)) gate = createPaymentGate({ ...options, routes: declared });
   });
 

@@ -1,6 +1,6 @@
 import { check, checkEqual } from '../audit-failure';
-import { challengeOf, send } from '../http';
-import { checkErrorBody, checkNotRun, defineAudit, pathOf, sendPayment } from './helpers';
+import { send } from '../http';
+import { checkErrorBody, checkNotRun, defineAudit, pathOf, paymentFor, sendPayment } from './helpers';
 
 export const availabilityAudits = [
   defineAudit({
@@ -21,7 +21,7 @@ export const availabilityAudits = [
       check(!answer.header('payment-required'), 'a paused route sends PAYMENT-REQUIRED');
       if (ctx.control) {
         // Not even a payment reaches the facilitator or the handler.
-        const value = ctx.control.pay(await challengeOf(ctx, ctx.paths.paid));
+        const value = await paymentFor(ctx);
         checkErrorBody(await sendPayment(ctx, path, value), 503, 'resource_paused');
         checkEqual(ctx.control.facilitator.calls.verify, 0, 'verify calls');
         checkNotRun(ctx, 'paused');

@@ -1,6 +1,6 @@
 import { check, checkEqual } from '../audit-failure';
-import { challengeOf, send } from '../http';
-import { controlOf, defineAudit, pathOf, sendPayment } from './helpers';
+import { send } from '../http';
+import { controlOf, defineAudit, pathOf, paymentFor, payOnce, sendPayment } from './helpers';
 
 const exposes = (value: string | undefined, name: string) =>
   (value ?? '')
@@ -26,12 +26,7 @@ export const corsAudits = [
     sentence: 'MUST expose PAYMENT-RESPONSE through Access-Control-Expose-Headers on a paid answer',
     needs: 'control',
     async run(ctx) {
-      const control = controlOf(ctx);
-      const answer = await sendPayment(
-        ctx,
-        ctx.paths.paid,
-        control.pay(await challengeOf(ctx, ctx.paths.paid)),
-      );
+      const answer = await payOnce(ctx);
       checkEqual(answer.status, 200, 'status of a paid request');
       const expose = answer.header('access-control-expose-headers');
       check(exposes(expose, 'PAYMENT-RESPONSE'), `Access-Control-Expose-Headers is ${expose}`);
@@ -77,7 +72,7 @@ export const corsAudits = [
     uses: ['free'],
     async run(ctx) {
       const control = controlOf(ctx);
-      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      const value = await paymentFor(ctx);
       const answer = await sendPayment(ctx, pathOf(ctx, 'free'), value);
       checkEqual(answer.status, 200, 'status of a free route');
       check(!answer.header('payment-response'), 'a free route sends PAYMENT-RESPONSE');

@@ -1,6 +1,14 @@
 import { check, checkEqual } from '../audit-failure';
 import { challengeOf, decodeHeader } from '../http';
-import { checkNotRun, checkRejected, controlOf, defineAudit, encodeJson, sendPayment } from './helpers';
+import {
+  checkNotRun,
+  checkRejected,
+  controlOf,
+  defineAudit,
+  encodeJson,
+  paymentFor,
+  sendPayment,
+} from './helpers';
 
 /** A JSON value whose base64 holds `+` and `/`, so the URL-safe alphabet differs from the standard one. */
 const SPIKY = { x402Version: 2, note: '??>>??>>~~~' };
@@ -103,8 +111,7 @@ export const decodingAudits = [
     sentence: 'MUST accept the legacy X-PAYMENT header and answer with X-PAYMENT-RESPONSE',
     needs: 'control',
     async run(ctx) {
-      const control = controlOf(ctx);
-      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      const value = await paymentFor(ctx);
       const answer = await sendPayment(ctx, ctx.paths.paid, value, 'X-PAYMENT');
       checkEqual(answer.status, 200, 'status of an X-PAYMENT payment');
       checkEqual(decodeHeader(answer, 'x-payment-response')['success'], true, 'X-PAYMENT-RESPONSE success');

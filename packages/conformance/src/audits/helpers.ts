@@ -1,6 +1,6 @@
 import { encodeHeader, type PaymentRequired } from '@tollbooth/core';
 import { check, checkEqual } from '../audit-failure';
-import { type Answer, decodeHeader, json, send } from '../http';
+import { type Answer, challengeOf, decodeHeader, json, send } from '../http';
 import type { Audit, AuditContext, AuditControl, AuditPaths } from '../types';
 
 /** Declares an audit (identity; keeps the list typed). */
@@ -59,4 +59,20 @@ export function mutatePayment(value: string, change: (payment: Record<string, un
   const payment = JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as Record<string, unknown>;
   change(payment);
   return encodeHeader(payment);
+}
+
+/** A valid payment header for `path` (default: the paid path), built from its live challenge. */
+export async function paymentFor(ctx: AuditContext, path = ctx.paths.paid): Promise<string> {
+  return controlOf(ctx).pay(await challengeOf(ctx, path));
+}
+
+/** Sends a fresh valid payment to `path` (default: the paid path). */
+export async function payOnce(ctx: AuditContext, path = ctx.paths.paid): Promise<Answer> {
+  return sendPayment(ctx, path, await paymentFor(ctx, path));
+}
+
+/** Fails unless the paid handler ran once and the facilitator settled `settles` times. */
+export function checkRanOnce(control: AuditControl, settles = 1): void {
+  checkEqual(control.runs('paid'), 1, 'handler runs');
+  checkEqual(control.facilitator.calls.settle, settles, 'settle calls');
 }

@@ -2,7 +2,16 @@ import type { PaymentRequired } from '@tollbooth/core';
 import { check, checkEqual } from '../audit-failure';
 import { challengeOf, decodeHeader } from '../http';
 import type { Audit, AuditContext, AuditControl } from '../types';
-import { checkNotRun, checkRejected, controlOf, defineAudit, mutatePayment, sendPayment } from './helpers';
+import {
+  checkNotRun,
+  checkRejected,
+  controlOf,
+  defineAudit,
+  mutatePayment,
+  paymentFor,
+  payOnce,
+  sendPayment,
+} from './helpers';
 
 interface Rejection {
   id: string;
@@ -140,11 +149,7 @@ export const rejectionAudits: Audit[] = [
     async run(ctx) {
       const control = controlOf(ctx);
       control.facilitator.settleAnswer = 'failure';
-      const answer = await sendPayment(
-        ctx,
-        ctx.paths.paid,
-        control.pay(await challengeOf(ctx, ctx.paths.paid)),
-      );
+      const answer = await payOnce(ctx);
       checkRejected(answer, 'payment_settlement_failed');
       checkEqual(decodeHeader(answer, 'payment-response')['success'], false, 'PAYMENT-RESPONSE success');
       check(!answer.text.includes('"token"'), 'the handler body was sent for an unsettled payment');
@@ -159,7 +164,7 @@ export const rejectionAudits: Audit[] = [
     uses: ['other'],
     async run(ctx) {
       const control = controlOf(ctx);
-      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      const value = await paymentFor(ctx);
       checkEqual((await sendPayment(ctx, ctx.paths.paid, value)).status, 200, 'status of the first use');
       const other = ctx.paths.other!;
       checkRejected(await sendPayment(ctx, other, value), 'payment_already_used');

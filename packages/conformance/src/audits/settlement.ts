@@ -1,6 +1,27 @@
 import { check, checkEqual } from '../audit-failure';
-import { challengeOf, decodeHeader, json } from '../http';
-import { checkErrorBody, checkNotRun, controlOf, defineAudit, sendPayment } from './helpers';
+import { type Answer, decodeHeader, json } from '../http';
+import type { AuditContext, AuditControl } from '../types';
+import {
+  checkErrorBody,
+  checkNotRun,
+  checkRanOnce,
+  controlOf,
+  defineAudit,
+  paymentFor,
+  payOnce,
+  sendPayment,
+} from './helpers';
+
+/** Pays once while settlement times out (502), then retries the exact payload with `chain` scripted. */
+async function retryUncertain(ctx: AuditContext, chain: AuditControl['chain']): Promise<Answer> {
+  const control = controlOf(ctx);
+  const value = await paymentFor(ctx);
+  control.facilitator.settleAnswer = 'timeout';
+  checkEqual((await sendPayment(ctx, ctx.paths.paid, value)).status, 502, 'status while uncertain');
+  control.chain = chain;
+  control.facilitator.settleAnswer = 'success';
+  return sendPayment(ctx, ctx.paths.paid, value);
+}
 
 export const settlementAudits = [
   defineAudit({
@@ -11,11 +32,7 @@ export const settlementAudits = [
     needs: 'control',
     async run(ctx) {
       const control = controlOf(ctx);
-      const answer = await sendPayment(
-        ctx,
-        ctx.paths.paid,
-        control.pay(await challengeOf(ctx, ctx.paths.paid)),
-      );
+      const answer = await payOnce(ctx);
       checkEqual(answer.status, 200, `status of a paid request (${answer.text.slice(0, 160)})`);
       checkEqual(json(answer)['route'], 'paid', 'route in the handler body');
       const receipt = decodeHeader(answer, 'payment-response');
@@ -24,8 +41,7 @@ export const settlementAudits = [
         typeof receipt['transaction'] === 'string' && receipt['transaction'] !== '',
         'receipt has no transaction',
       );
-      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
-      checkEqual(control.runs('paid'), 1, 'handler runs');
+      checkRanOnce(control);
     },
   }),
   defineAudit({
@@ -34,12 +50,7 @@ export const settlementAudits = [
     sentence: 'MUST give the handler the accepted payment (its payer)',
     needs: 'control',
     async run(ctx) {
-      const control = controlOf(ctx);
-      const answer = await sendPayment(
-        ctx,
-        ctx.paths.paid,
-        control.pay(await challengeOf(ctx, ctx.paths.paid)),
-      );
+      const answer = await payOnce(ctx);
       const payer = json(answer)['payer'];
       check(typeof payer === 'string' && /^0x[0-9a-fA-F]{40}$/.test(payer), `the handler saw payer ${payer}`);
     },
@@ -54,7 +65,7 @@ export const settlementAudits = [
     async run(ctx) {
       const control = controlOf(ctx);
       const path = ctx.paths.failing!;
-      const answer = await sendPayment(ctx, path, control.pay(await challengeOf(ctx, path)));
+      const answer = await payOnce(ctx, path);
       checkEqual(answer.status, 422, 'status of the failing handler');
       checkEqual(json(answer)['error'], 'unprocessable', 'the failing handler body');
       check(!answer.header('payment-response'), 'a failed handler answer carries PAYMENT-RESPONSE');
@@ -70,7 +81,7 @@ export const settlementAudits = [
     async run(ctx) {
       const control = controlOf(ctx);
       const path = ctx.paths.throwing!;
-      const answer = await sendPayment(ctx, path, control.pay(await challengeOf(ctx, path)));
+      const answer = await payOnce(ctx, path);
       check(answer.status >= 500, `status after a throwing handler: ${answer.status}`);
       check(!answer.header('payment-response'), 'a throwing handler answer carries PAYMENT-RESPONSE');
       checkEqual(control.runs('throwing'), 1, 'handler runs');
@@ -85,7 +96,7 @@ export const settlementAudits = [
     uses: ['failing', 'throwing'],
     async run(ctx) {
       const control = controlOf(ctx);
-      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      const value = await paymentFor(ctx);
       await sendPayment(ctx, ctx.paths.failing!, value);
       await sendPayment(ctx, ctx.paths.throwing!, value);
       const answer = await sendPayment(ctx, ctx.paths.paid, value);
@@ -106,11 +117,7 @@ export const settlementAudits = [
     async run(ctx) {
       const control = controlOf(ctx);
       control.facilitator.settleAnswer = 'timeout';
-      const answer = await sendPayment(
-        ctx,
-        ctx.paths.paid,
-        control.pay(await challengeOf(ctx, ctx.paths.paid)),
-      );
+      const answer = await payOnce(ctx);
       const error = checkErrorBody(answer, 502, 'settlement_uncertain');
       checkEqual(error['retryable'], true, 'error.retryable');
       checkEqual(
@@ -130,16 +137,11 @@ export const settlementAudits = [
     needs: 'control',
     async run(ctx) {
       const control = controlOf(ctx);
-      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
-      control.facilitator.settleAnswer = 'timeout';
-      checkEqual((await sendPayment(ctx, ctx.paths.paid, value)).status, 502, 'status while uncertain');
-      control.chain = 'settled';
-      const answer = await sendPayment(ctx, ctx.paths.paid, value);
+      const answer = await retryUncertain(ctx, 'settled');
       checkEqual(answer.status, 200, `status of the retry (${answer.text.slice(0, 160)})`);
       checkEqual(json(answer)['run'], 1, 'run number in the stored response');
       checkEqual(decodeHeader(answer, 'payment-response')['success'], true, 'receipt success');
-      checkEqual(control.runs('paid'), 1, 'handler runs');
-      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
+      checkRanOnce(control);
     },
   }),
   defineAudit({
@@ -150,16 +152,10 @@ export const settlementAudits = [
     needs: 'control',
     async run(ctx) {
       const control = controlOf(ctx);
-      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
-      control.facilitator.settleAnswer = 'timeout';
-      checkEqual((await sendPayment(ctx, ctx.paths.paid, value)).status, 502, 'status while uncertain');
-      control.chain = 'unsettled';
-      control.facilitator.settleAnswer = 'success';
-      const answer = await sendPayment(ctx, ctx.paths.paid, value);
+      const answer = await retryUncertain(ctx, 'unsettled');
       checkEqual(answer.status, 200, `status of the retry (${answer.text.slice(0, 160)})`);
       checkEqual(json(answer)['run'], 1, 'run number in the stored response');
-      checkEqual(control.runs('paid'), 1, 'handler runs');
-      checkEqual(control.facilitator.calls.settle, 2, 'settle calls');
+      checkRanOnce(control, 2);
     },
   }),
   defineAudit({
@@ -170,15 +166,14 @@ export const settlementAudits = [
     needs: 'control',
     async run(ctx) {
       const control = controlOf(ctx);
-      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      const value = await paymentFor(ctx);
       const first = await sendPayment(ctx, ctx.paths.paid, value);
       const second = await sendPayment(ctx, ctx.paths.paid, value);
       checkEqual(second.status, 200, 'status of the replay');
       checkEqual(second.text, first.text, 'replayed body');
       checkEqual(second.header('payment-response'), first.header('payment-response'), 'replayed receipt');
       checkEqual(second.header('content-type'), first.header('content-type'), 'replayed content type');
-      checkEqual(control.runs('paid'), 1, 'handler runs');
-      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
+      checkRanOnce(control);
     },
   }),
   defineAudit({
@@ -189,14 +184,13 @@ export const settlementAudits = [
     needs: 'control',
     async run(ctx) {
       const control = controlOf(ctx);
-      const value = control.pay(await challengeOf(ctx, ctx.paths.paid));
+      const value = await paymentFor(ctx);
       const answers = await Promise.all(
         Array.from({ length: 8 }, () => sendPayment(ctx, ctx.paths.paid, value)),
       );
       checkEqual(answers.map((a) => a.status).join(','), Array(8).fill(200).join(','), 'statuses');
       checkEqual(new Set(answers.map((a) => a.text)).size, 1, 'distinct bodies');
-      checkEqual(control.runs('paid'), 1, 'handler runs');
-      checkEqual(control.facilitator.calls.settle, 1, 'settle calls');
+      checkRanOnce(control);
     },
   }),
   defineAudit({
@@ -208,11 +202,7 @@ export const settlementAudits = [
     async run(ctx) {
       const control = controlOf(ctx);
       control.facilitator.verifyAnswer = 'unreachable';
-      const answer = await sendPayment(
-        ctx,
-        ctx.paths.paid,
-        control.pay(await challengeOf(ctx, ctx.paths.paid)),
-      );
+      const answer = await payOnce(ctx);
       checkErrorBody(answer, 503, 'facilitator_unavailable');
       checkNotRun(ctx);
     },
@@ -225,11 +215,7 @@ export const settlementAudits = [
     async run(ctx) {
       const control = controlOf(ctx);
       control.facilitator.settleAnswer = 'timeout';
-      const answer = await sendPayment(
-        ctx,
-        ctx.paths.paid,
-        control.pay(await challengeOf(ctx, ctx.paths.paid)),
-      );
+      const answer = await payOnce(ctx);
       const error = checkErrorBody(answer, 502, 'settlement_uncertain');
       checkEqual(answer.header('x-request-id'), error['request_id'], 'X-Request-Id');
     },
