@@ -3,6 +3,8 @@
 import { decodeHeaderJson, type PaymentRequiredV1, type SettleResponse } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { createExactEvmFacilitator, createPaymentPayload } from '@tollbooth/evm';
+import { ExactEvmSchemeV1 as OfficialExactEvmClientV1 } from '@x402/evm/exact/v1/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import type { Hex } from 'viem';
 import { createWalletClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +28,7 @@ let app: Awaited<ReturnType<typeof startTollboothApp>>;
 let facilitator: ReturnType<typeof observed>;
 
 beforeAll(async () => {
-  devnet = await startDevnet({ chainId: 8453, payers: 3 });
+  devnet = await startDevnet({ chainId: 8453, payers: 4 });
   facilitator = observed(
     createExactEvmFacilitator({
       account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
@@ -86,6 +88,19 @@ describe('x402 v1 interop', () => {
     expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
   });
 
+  it('the official v2 client with a v1 registration pays a v1 route with X-PAYMENT', async () => {
+    const account = payerAccount(devnet, 2);
+    const client = new x402Client().registerV1('base', new OfficialExactEvmClientV1(account));
+    const before = await balances(devnet, account.address);
+
+    const response = await wrapFetchWithPayment(fetch, client)(`${app.url}/v1`);
+
+    expect(response.status).toBe(200);
+    const receipt = decodeHeaderJson(response.headers.get('x-payment-response')!) as SettleResponse;
+    expect(receipt).toMatchObject({ success: true, network: 'base', payer: account.address });
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+
   it('accepts a v2 payload sent in X-PAYMENT on a v2 route and answers in X-PAYMENT-RESPONSE', async () => {
     const account = payerAccount(devnet, 1);
     const challenge = challengeOf(await fetch(`${app.url}/v2`));
@@ -101,7 +116,7 @@ describe('x402 v1 interop', () => {
   });
 
   it('refuses a v2 payload on a v1 route with payment_version_mismatch and charges nothing', async () => {
-    const account = payerAccount(devnet, 2);
+    const account = payerAccount(devnet, 3);
     const v2Challenge = challengeOf(await fetch(`${app.url}/v2`));
     const payload = await createPaymentPayload({ paymentRequired: v2Challenge, account });
     const before = await balances(devnet, account.address);

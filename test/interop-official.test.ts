@@ -92,6 +92,10 @@ describe.each<DevnetTokenKind>(['tollbooth', 'circle'])(
 
     it('the official client pays a Tollbooth-Express route settled by the official facilitator through createHttpFacilitatorClient', async () => {
       const facilitator = createHttpFacilitatorClient({ url: officialFacilitator.url });
+      // Our client parses the official /supported answer.
+      expect((await facilitator.supported()).kinds).toContainEqual(
+        expect.objectContaining({ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }),
+      );
       const app = await startTollboothApp(devnet, {
         routes: { 'GET /paid': paidRoute(devnet) },
         facilitator,
