@@ -56,10 +56,15 @@ async function crashThenRetry(ledgerUrl: string, payerIndex: number, label: stri
   const payer = devnet.accounts.payers[payerIndex]!;
   const log = join(dir, `${label}-handler.log`);
   writeFileSync(log, '');
-  const first = await children.start(
-    ledgerAppConfig(devnet, { instanceId: `${label}-a`, handlerLog: log, crashOnSettled: true }),
-    ledgerUrl,
-  );
+  // The second process starts alongside (to save time) and stays idle until the retry: it never
+  // sees the payment before the first one is dead.
+  const [first, second] = await Promise.all([
+    children.start(
+      ledgerAppConfig(devnet, { instanceId: `${label}-a`, handlerLog: log, crashOnSettled: true }),
+      ledgerUrl,
+    ),
+    children.start(ledgerAppConfig(devnet, { instanceId: `${label}-b`, handlerLog: log }), ledgerUrl),
+  ]);
   const header = await paymentHeader(`${first.url}/paid`, payer.privateKey);
   const before = await devnet.balanceOf(payer.address);
 
@@ -89,10 +94,6 @@ async function crashThenRetry(ledgerUrl: string, payerIndex: number, label: stri
   expect(receipt.transaction).toBe(transfer!.transactionHash);
 
   // A new process on the same ledger answers the retry with those exact bytes, settling nothing.
-  const second = await children.start(
-    ledgerAppConfig(devnet, { instanceId: `${label}-b`, handlerLog: log }),
-    ledgerUrl,
-  );
   const retry = await getRaw(`${second.url}/paid`, { 'payment-signature': header });
   expect(retry.status).toBe(200);
   expect(Buffer.compare(retry.body, Buffer.from(stored.response!.body))).toBe(0);
