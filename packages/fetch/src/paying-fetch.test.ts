@@ -166,6 +166,15 @@ describe('createPayingClient', () => {
     expect(new Set(paymentHeaders()).size).toBe(1);
   });
 
+  it('honours Retry-After up to maxRetryDelayMs', async () => {
+    script = [paymentRequired402(), { ...inProgress, headers: { 'retry-after': '30' } }, ok];
+    const started = Date.now();
+    const result = await client({ maxRetryDelayMs: 50 }).pay(url);
+    expect(result.response.status).toBe(200);
+    expect(result.attempts).toBe(2);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('retries the same payload after the connection drops', async () => {
     script = [paymentRequired402(), 'hang-up', ok];
     const result = await client().pay(url);

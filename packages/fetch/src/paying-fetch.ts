@@ -180,7 +180,9 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
         continue;
       }
       if (attempts <= maxRetries && (await asksForSamePayload(response))) {
-        await sleep(retryAfter(response) ?? backoff(attempts, retryDelayMs, maxRetryDelayMs));
+        await sleep(
+          retryAfter(response, maxRetryDelayMs) ?? backoff(attempts, retryDelayMs, maxRetryDelayMs),
+        );
         continue;
       }
       break;
@@ -281,10 +283,10 @@ function backoff(attempt: number, base: number, cap: number): number {
   return exp / 2 + Math.random() * (exp / 2);
 }
 
-function retryAfter(response: Response): number | undefined {
+function retryAfter(response: Response, cap: number): number | undefined {
   const value = response.headers.get('retry-after');
   if (!value || !/^\d+$/.test(value)) return undefined;
-  return Math.min(Number(value) * 1000, DEFAULTS.maxRetryDelayMs);
+  return Math.min(Number(value) * 1000, cap);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
