@@ -1,0 +1,35 @@
+// The smallest Fastify paywall: one route at $0.001 in USDC on Base, settled by a facilitator.
+import { createHttpFacilitatorClient, type FacilitatorClient } from '@tollbooth/core';
+import { startDevnet } from '@tollbooth/devnet';
+import { createExactEvmFacilitator, createExactEvmScheme } from '@tollbooth/evm';
+import { tollbooth } from '@tollbooth/fastify';
+import Fastify from 'fastify';
+
+export async function createApp({ payTo, facilitator }: { payTo: string; facilitator: FacilitatorClient }) {
+  const app = Fastify();
+  await app.register(tollbooth, { schemes: [createExactEvmScheme()], facilitator });
+  const payment = { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } };
+  app.get('/joke', { config: { payment } }, async (request) => ({
+    joke: 'There are 10 kinds of people.',
+    paidBy: request.payment?.payer,
+  }));
+  return app;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  // FACILITATOR_URL (and PAY_TO) for a real facilitator; otherwise a local chain and facilitator.
+  const url = process.env['FACILITATOR_URL'];
+  const devnet = url ? undefined : await startDevnet();
+  const facilitator = devnet
+    ? createExactEvmFacilitator({
+        account: devnet.accounts.facilitator.privateKey,
+        chain: devnet.chain,
+        rpcUrl: devnet.rpcUrl,
+      })
+    : createHttpFacilitatorClient({ url: url! });
+  const app = await createApp({
+    payTo: process.env['PAY_TO'] ?? devnet!.accounts.payTo.address,
+    facilitator,
+  });
+  console.log(`GET ${await app.listen({ port: 4021 })}/joke`);
+}
