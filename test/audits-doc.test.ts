@@ -2,16 +2,23 @@ import { readFileSync } from 'node:fs';
 import { AUDITS, renderAuditsMarkdown } from '@tollbooth/conformance';
 import { describe, expect, it } from 'vitest';
 
+/** Table rows without padding, so a Markdown formatter's alignment does not count as drift. */
+const normalize = (markdown: string) =>
+  markdown
+    .split('\n')
+    .map((line) => (line.startsWith('|') ? line.replace(/ {2,}/g, ' ').replace(/-{3,}/g, '---') : line))
+    .join('\n');
+
 describe('docs/audits.md', () => {
   it('is the table generated from the audit list (run packages/conformance/scripts/write-audits-doc.ts)', () => {
     const committed = readFileSync(new URL('../docs/audits.md', import.meta.url), 'utf8');
-    expect(committed).toBe(renderAuditsMarkdown());
+    expect(normalize(committed)).toBe(normalize(renderAuditsMarkdown()));
   });
 
   it('lists every audit id once', () => {
     const committed = readFileSync(new URL('../docs/audits.md', import.meta.url), 'utf8');
     for (const audit of AUDITS) {
-      expect(committed.split(`| ${audit.id} |`)).toHaveLength(2);
+      expect(committed.match(new RegExp(`^\\| ${audit.id} +\\|`, 'gm'))).toHaveLength(1);
     }
   });
 });

@@ -3,10 +3,14 @@ import type { Audit } from './types';
 
 /** Renders docs/audits.md from the audit list, so the documentation cannot drift from the code. */
 export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string {
-  const rows = audits.map(
-    (a) =>
-      `| ${a.id} | ${a.level} | ${a.needs === 'server' ? 'any server' : 'fixture'} | ${a.sentence.replaceAll('|', '\\|')} |`,
-  );
+  const cells = [
+    ['Id', 'Level', 'Target', 'Rule'],
+    ...audits.map((a) => [a.id, a.level, a.needs === 'server' ? 'any server' : 'fixture', a.sentence]),
+  ];
+  // Padded like the repository's Markdown formatter does, so formatting leaves the file alone.
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  const rows = [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)];
   return [
     '# Resource-server audits',
     '',
@@ -27,8 +31,6 @@ export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string 
     'tollbooth-conformance http://localhost:4021 --paid /api/v1/fees/now --free /healthz',
     '```',
     '',
-    '| Id | Level | Target | Rule |',
-    '| --- | --- | --- | --- |',
     ...rows,
     '',
     '## Gate outcomes checked elsewhere',
