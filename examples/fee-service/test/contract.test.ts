@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_USDC } from '../src/config';
 import type { RunningFeeService } from '../src/service';
 import { type MempoolSimulator, startMempoolSimulator } from '../src/simulator/server';
-import { challengeOf, FRAMEWORKS, removeScratch, signPayment, startTestService } from './support/harness';
+import {
+  challengeOf,
+  FRAMEWORKS,
+  type JsonBody,
+  removeScratch,
+  signPayment,
+  startTestService,
+} from './support/harness';
 import {
   assertErrorBody,
   assertFeeDecision,
@@ -114,7 +121,7 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
     it('answers the free preview with every field of seed 2.1', async () => {
       const response = await fetch(`${local.url}/api/v1/fees/preview`);
       expect(response.status).toBe(200);
-      const body = (await response.json()) as Record<string, any>;
+      const body = (await response.json()) as JsonBody;
       assertFeePreview(body);
       expect(body['data'].paid_resource).toEqual({
         method: 'GET',
@@ -178,7 +185,7 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
       });
       const { response, receipt } = await client.pay(`${local.url}/api/v1/fees/now`);
       expect(response.status).toBe(200);
-      const decision = (await response.json()) as Record<string, any>;
+      const decision = (await response.json()) as JsonBody;
       assertFeeDecision(decision);
       expect(receipt?.success).toBe(true);
       expect(decision['meta'].payment).toEqual({
@@ -232,33 +239,21 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
     });
 
     it('serves the catalog, the well-known document and OpenAPI from the route table', async () => {
-      const listing = (await (await fetch(`${production.url}/discovery/resources`)).json()) as Record<
-        string,
-        any
-      >;
+      const listing = (await (await fetch(`${production.url}/discovery/resources`)).json()) as JsonBody;
       expect(listing['x402Version']).toBe(2);
       expect(listing['pagination']).toEqual({ limit: 100, offset: 0, total: 10 });
       const resources = (listing['items'] as Array<{ resource: string }>).map((item) => item.resource);
       expect(resources).toContain(`${production.baseUrl}/api/v1/ai/explain/transaction/{txid}`);
       expect(resources).not.toContain(`${production.baseUrl}/api/v1/fees/now`);
-      const localListing = (await (await fetch(`${local.url}/discovery/resources`)).json()) as Record<
-        string,
-        any
-      >;
+      const localListing = (await (await fetch(`${local.url}/discovery/resources`)).json()) as JsonBody;
       expect(localListing['pagination'].total).toBe(11);
 
-      const wellKnown = (await (await fetch(`${production.url}/.well-known/x402`)).json()) as Record<
-        string,
-        any
-      >;
+      const wellKnown = (await (await fetch(`${production.url}/.well-known/x402`)).json()) as JsonBody;
       expect(wellKnown['x402']).toBe(true);
       expect(wellKnown['resources']).toHaveLength(10);
       expect(wellKnown['facilitator']).toEqual({ url: production.facilitatorUrl });
 
-      const openapi = (await (await fetch(`${production.url}/api/openapi.json`)).json()) as Record<
-        string,
-        any
-      >;
+      const openapi = (await (await fetch(`${production.url}/api/openapi.json`)).json()) as JsonBody;
       expect(openapi['openapi']).toBe('3.1.0');
       expect(openapi['paths']['/api/v1/fees/preview'].get.operationId).toBe('getFeePreview');
       expect(openapi['paths']['/api/v1/fees/now'].get.operationId).toBe('getFeeTimingDecision');
@@ -324,7 +319,7 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
 
       const retried = await fetch(url, { headers: { 'payment-signature': header } });
       expect(retried.status).toBe(200);
-      const decision = (await retried.json()) as Record<string, any>;
+      const decision = (await retried.json()) as JsonBody;
       assertFeeDecision(decision);
       const receipt = decodeHeaderJson(retried.headers.get('payment-response')!) as { transaction: string };
       expect(decision['meta'].payment.transaction_hash).toBe(receipt.transaction);

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIG_DEFAULTS, ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('uses the embedded defaults when the environment is empty', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      framework: 'fastify',
+      profile: 'local',
+      upstream: { kind: 'mempool', url: undefined },
+      facilitator: { url: undefined, name: 'tollbooth' },
+      payment: {
+        payTo: undefined,
+        network: 'eip155:8453',
+        asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        assetName: 'USD Coin',
+      },
+      ledgerUrl: CONFIG_DEFAULTS.LEDGER_URL,
+      rateLimit: { enabled: true, max: 60, windowMs: 60_000, redisUrl: undefined },
+    });
+  });
+
+  it('reads every variable and treats empty ones as unset', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      PUBLIC_BASE_URL: 'https://fees.example.com/',
+      FRAMEWORK: 'koa',
+      PROFILE: 'production',
+      UPSTREAM: 'esplora',
+      ESPLORA_URL: 'https://blockstream.info/api',
+      FACILITATOR_URL: 'https://x402.org/facilitator',
+      FACILITATOR_NAME: 'x402.org',
+      PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+      LEDGER_URL: 'postgres://postgres@127.0.0.1/test',
+      RATE_LIMIT_MAX: '5',
+      RATE_LIMIT_REDIS_URL: 'redis://127.0.0.1:6379',
+      TRUST_PROXY: 'true',
+      LOG_LEVEL: 'debug',
+      MEMPOOL_URL: '',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      publicBaseUrl: 'https://fees.example.com',
+      framework: 'koa',
+      profile: 'production',
+      upstream: { kind: 'esplora', url: 'https://blockstream.info/api' },
+      facilitator: { url: 'https://x402.org/facilitator', name: 'x402.org' },
+      payment: { payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' },
+      ledgerUrl: 'postgres://postgres@127.0.0.1/test',
+      rateLimit: { max: 5, redisUrl: 'redis://127.0.0.1:6379' },
+      trustProxy: true,
+      logLevel: 'debug',
+    });
+  });
+
+  it('reports every problem at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        FRAMEWORK: 'hapi',
+        LEDGER_URL: 'mysql://x',
+        PAY_TO: '0x123',
+        RATE_LIMIT_MAX: '0',
+        PUBLIC_BASE_URL: 'https://fees.example.com/?x=1',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.map((problem) => problem.split(':')[0]);
+    expect(problems.sort()).toEqual(
+      ['FRAMEWORK', 'LEDGER_URL', 'PAY_TO', 'PORT', 'PUBLIC_BASE_URL', 'RATE_LIMIT_MAX'].sort(),
+    );
+  });
+
+  it('requires PAY_TO with an external facilitator and ASSET on an unknown network', () => {
+    expect(() =>
+      loadConfig({ FACILITATOR_URL: 'https://x402.org/facilitator', NETWORK: 'eip155:10' }),
+    ).toThrow(/PAY_TO: required[\s\S]*ASSET: required for eip155:10/);
+  });
+});
