@@ -6,8 +6,10 @@ import { runLedgerCli } from './run-ledger-cli';
 if (process.env['npm_lifecycle_event'] === 'ledger' && process.env['INIT_CWD'])
   process.chdir(process.env['INIT_CWD']);
 
-const code = await runLedgerCli(process.argv.slice(2), {
+// No top-level await: the package is also built as CommonJS.
+void runLedgerCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+}).then((code) => {
+  process.exitCode = code;
 });
-process.exitCode = code;
