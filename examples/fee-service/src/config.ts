@@ -31,6 +31,7 @@ export const CONFIG_DEFAULTS = {
   RATE_LIMIT_ENABLED: true,
   RATE_LIMIT_MAX: 60,
   RATE_LIMIT_WINDOW_MS: 60_000,
+  RATE_LIMIT_PREFIX: 'fee-service:rl:',
   TRUST_PROXY: false,
   LOG_LEVEL: 'info',
   SHUTDOWN_TIMEOUT_MS: 30_000,
@@ -132,6 +133,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_MAX: integer(1).optional(),
   RATE_LIMIT_WINDOW_MS: integer(1).optional(),
   RATE_LIMIT_REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  RATE_LIMIT_PREFIX: optionalString,
   TRUST_PROXY: boolean.optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
   SHUTDOWN_TIMEOUT_MS: integer(0).optional(),
@@ -170,7 +172,13 @@ export interface ServiceConfig {
     assetVersion: string;
   };
   ledgerUrl: string;
-  rateLimit: { enabled: boolean; max: number; windowMs: number; redisUrl: string | undefined };
+  rateLimit: {
+    enabled: boolean;
+    max: number;
+    windowMs: number;
+    redisUrl: string | undefined;
+    prefix: string;
+  };
   trustProxy: boolean;
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownTimeoutMs: number;
@@ -254,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       max: e.RATE_LIMIT_MAX ?? CONFIG_DEFAULTS.RATE_LIMIT_MAX,
       windowMs: e.RATE_LIMIT_WINDOW_MS ?? CONFIG_DEFAULTS.RATE_LIMIT_WINDOW_MS,
       redisUrl: e.RATE_LIMIT_REDIS_URL,
+      prefix: e.RATE_LIMIT_PREFIX ?? CONFIG_DEFAULTS.RATE_LIMIT_PREFIX,
     },
     trustProxy: e.TRUST_PROXY ?? CONFIG_DEFAULTS.TRUST_PROXY,
     logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.LOG_LEVEL,
