@@ -133,6 +133,24 @@ describe('RouteTable.match', () => {
     expect(match.resourceUrl).toBe('https://api.example.com/api/v1/ai/explain/transaction/AbC');
   });
 
+  it('finds a route among a thousand literal routes as a full scan would, methods and patterns included', () => {
+    const many: RoutesConfig = {
+      'GET /r/:id': { accepts: option('$1') },
+      'POST /r/7': { accepts: option('$1') },
+      '* /any': { accepts: option('$1') },
+    };
+    for (let i = 0; i < 1000; i++) many[`GET /r/${i}/item`] = { accepts: option('$1') };
+    const big = compileRoutes(many, { schemes: [createSimpleScheme()] });
+    expect(big.match('GET', '/r/999/item')?.route.key).toBe('GET /r/999/item');
+    expect(big.match('HEAD', '/R/5/ITEM')?.route.key).toBe('GET /r/5/item');
+    expect(big.match('POST', '/r/7')?.route.key).toBe('POST /r/7');
+    expect(big.match('GET', '/r/7')?.route.key).toBe('GET /r/:id');
+    expect(big.match('DELETE', '/any')?.route.key).toBe('* /any');
+    expect(big.match('GET', '/r/%C3%A9')?.params).toEqual({ id: 'é' });
+    expect(big.match('GET', '/r/1000/item')).toBeUndefined();
+    expect(big.match('POST', '/r/1/item')).toBeUndefined();
+  });
+
   it('uses the request origin when there is no baseUrl', () => {
     const local = compileRoutes({ 'GET /x': { accepts: option('$1') } }, { schemes: [createSimpleScheme()] });
     expect(local.match('GET', 'http://127.0.0.1:4000/x')?.resourceUrl).toBe('http://127.0.0.1:4000/x');

@@ -108,7 +108,12 @@ interface Pattern {
   params: string[];
   literalLength: number;
   wildcards: number;
+  /** The normalised path of a route without params or wildcards (what its regex matches, ignoring case). */
+  literal?: string;
 }
+
+/** Paths whose case-insensitive regex match is exactly lower-case equality. */
+const ASCII_PATH = /^[\x20-\x7e]*$/;
 
 function compilePattern(path: string): Pattern {
   const normalized = normalizeTarget(path.replaceAll('*', '\u0000')).path.replaceAll('\u0000', '*');
@@ -141,7 +146,9 @@ function compilePattern(path: string): Pattern {
       }
     }
   });
-  return { regex: new RegExp(`^${source || '/'}$`, 'i'), params, literalLength, wildcards };
+  const pattern: Pattern = { regex: new RegExp(`^${source || '/'}$`, 'i'), params, literalLength, wildcards };
+  if (params.length === 0 && wildcards === 0) pattern.literal = normalized;
+  return pattern;
 }
 
 function stripSlash(url: string): string {
@@ -292,6 +299,23 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
       a.order - b.order,
   );
   const byKey = new Map(compiled.map((route) => [route.key, route]));
+  // Routes without params or wildcards are looked up by path (lower-cased: their regexes ignore
+  // case), so matching does not slow down with the number of routes; only pattern routes that
+  // sort before the literal candidate are tried, which keeps the most-specific-first order.
+  const literals = new Map<string, number[]>();
+  const patternIndexes: number[] = [];
+  const allIndexes = compiled.map((_, index) => index);
+  compiled.forEach((route, index) => {
+    const literal = route.pattern.literal;
+    if (literal === undefined || !ASCII_PATH.test(literal)) {
+      patternIndexes.push(index);
+      return;
+    }
+    const key = literal.toLowerCase();
+    const list = literals.get(key);
+    if (list) list.push(index);
+    else literals.set(key, [index]);
+  });
 
   const table: RouteTable = {
     routes: compiled,
@@ -300,8 +324,22 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
       // HEAD is served by GET handlers in Express, Koa and Fastify: gate it like GET.
       const methods = upper === 'HEAD' ? ['HEAD', 'GET'] : [upper];
       const target = normalizeTarget(url);
-      for (const route of compiled) {
-        if (route.method !== '*' && !methods.includes(route.method)) continue;
+      const allows = (route: CompiledRoute) => route.method === '*' || methods.includes(route.method);
+      let candidate = compiled.length;
+      let scan = allIndexes;
+      if (ASCII_PATH.test(target.path)) {
+        scan = patternIndexes;
+        for (const index of literals.get(target.path.toLowerCase()) ?? []) {
+          if (allows(compiled[index]!)) {
+            candidate = index;
+            break;
+          }
+        }
+      }
+      for (const index of scan) {
+        if (index > candidate) break;
+        const route = compiled[index]!;
+        if (!allows(route)) continue;
         const found = route.pattern.regex.exec(target.path);
         if (!found) continue;
         const params: Record<string, string> = {};
@@ -310,7 +348,9 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
         });
         return { route, path: target.path, params, target, resourceUrl: route.resourceUrl(url) };
       }
-      return undefined;
+      const route = compiled[candidate];
+      if (!route) return undefined;
+      return { route, path: target.path, params: {}, target, resourceUrl: route.resourceUrl(url) };
     },
     get: (key) => byKey.get(key),
     setAvailability(key, availability) {
