@@ -86,16 +86,14 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       // Client errors Fastify raised itself (body parsing, …): keep their status.
-      return reply
-        .code(status)
-        .send({
-          error: {
-            code: 'bad_request',
-            message: (error as Error).message,
-            request_id: requestIdOf(edgeRequest(request).header),
-            retryable: false,
-          },
-        });
+      return reply.code(status).send({
+        error: {
+          code: 'bad_request',
+          message: (error as Error).message,
+          request_id: requestIdOf(edgeRequest(request).header),
+          retryable: false,
+        },
+      });
     }
     options.onError?.(error);
     return send(reply, internalError(edgeRequest(request).header));
