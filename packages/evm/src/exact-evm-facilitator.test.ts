@@ -174,6 +174,32 @@ describe('createExactEvmFacilitator on a devnet', () => {
     expect((await devnet.balanceOf(devnet.accounts.payTo.address)) - payToBefore).toBe(200_000n);
   });
 
+  it('keeps settling after a pending settlement transaction was dropped (no nonce gap)', async () => {
+    const dropping = createExactEvmFacilitator({
+      account: devnet.accounts.facilitator.privateKey,
+      chain: devnet.chain,
+      rpcUrl: devnet.rpcUrl,
+      pollingIntervalMs: 50,
+      receiptTimeoutMs: 400,
+    });
+    const account = payer(2);
+    const lost = await buildPayment(account, requirements);
+    await devnet.setAutomine(false);
+    try {
+      expect(await dropping.settle(lost, requirements)).toMatchObject({
+        errorReason: ExactEvmReason.settlementPending,
+      });
+      await devnet.testClient.request({ method: 'anvil_dropAllTransactions' } as never);
+    } finally {
+      await devnet.setAutomine(true);
+    }
+    const before = await devnet.balanceOf(account.address);
+    const next = await buildPayment(account, requirements);
+    const receipt = await dropping.settle(next, requirements);
+    expect(receipt).toMatchObject({ success: true, payer: account.address });
+    expect(before - (await devnet.balanceOf(account.address))).toBe(10_000n);
+  });
+
   it('answers settlement_pending with the hash when the receipt does not come, and reconcile finds it once mined', async () => {
     const slow = createExactEvmFacilitator({
       account: devnet.accounts.facilitator.privateKey,

@@ -10,15 +10,17 @@ import {
   type Address,
   type Chain,
   type Client,
+  createNonceManager,
   createWalletClient,
   custom,
   type Hex,
   http,
-  nonceManager,
+  type NonceManager,
   type Transport,
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { jsonRpc } from 'viem/nonce';
 import { EXACT_SCHEME } from '../constants';
 import { EvmErrorCode, EvmSchemeError } from '../errors';
 import { checkRequest, toExactEvmRequest } from '../internal/exact-evm-request';
@@ -73,9 +75,13 @@ export type CreateExactEvmFacilitatorErrorType = EvmSchemeError;
 
 type SettlingClient = Client<Transport, Chain, Account>;
 
-function withNonceManager(account: Account): Account {
-  // Concurrent settlements from one account otherwise reuse the same transaction nonce.
-  return account.nonceManager ? account : ({ ...account, nonceManager } as Account);
+/**
+ * Concurrent settlements from one account otherwise reuse the same transaction nonce. Each
+ * facilitator gets a nonce manager of its own rather than viem's process-wide one, so two
+ * facilitators (or chains that share an id, like two devnets) never inherit each other's counts.
+ */
+function withNonceManager(account: Account, manager: NonceManager): Account {
+  return account.nonceManager ? account : ({ ...account, nonceManager: manager } as Account);
 }
 
 const V1_NAME_BY_NETWORK = new Map(Object.entries(V1_NETWORKS).map(([name, network]) => [network, name]));
@@ -96,6 +102,7 @@ export function createExactEvmFacilitator(
   const options = { ...EXACT_EVM_FACILITATOR_DEFAULTS, ...dropUndefined(parameters) };
   const problems: string[] = [];
   const clients = new Map<string, SettlingClient>();
+  const ownNonceManager = createNonceManager({ source: jsonRpc() });
   const { walletClient } = parameters;
   if (walletClient) {
     if (!walletClient.account) problems.push('walletClient has no account');
@@ -104,7 +111,7 @@ export function createExactEvmFacilitator(
       problems.push('give either walletClient or account with chain/networks, not both');
     if (walletClient.account && walletClient.chain) {
       const client = createWalletClient({
-        account: withNonceManager(walletClient.account),
+        account: withNonceManager(walletClient.account, ownNonceManager),
         chain: walletClient.chain,
         transport: custom(walletClient),
         pollingInterval: walletClient.pollingInterval,
@@ -115,12 +122,12 @@ export function createExactEvmFacilitator(
     let account: Account | undefined;
     if (typeof parameters.account === 'string') {
       try {
-        account = privateKeyToAccount(parameters.account, { nonceManager });
+        account = privateKeyToAccount(parameters.account, { nonceManager: ownNonceManager });
       } catch {
         problems.push('account is not a valid private key');
       }
     } else if (parameters.account && typeof parameters.account === 'object') {
-      account = withNonceManager(parameters.account);
+      account = withNonceManager(parameters.account, ownNonceManager);
     } else problems.push('account (or walletClient) is required');
     const networks: ExactEvmFacilitatorNetwork[] = [...(parameters.networks ?? [])];
     if (parameters.chain)
@@ -206,13 +213,19 @@ export function createExactEvmFacilitator(
           network: request.wireNetwork,
         };
       }
-      return settleExactEvmPayment({
+      const receipt = await settleExactEvmPayment({
         client,
         payload,
         requirements,
         receiptTimeoutMs: options.receiptTimeoutMs,
         simulate: options.simulateInSettle,
       });
+      if (receipt.errorReason === 'settlement_pending') {
+        // The transaction may never be mined (dropped, replaced): count nonces from the node's
+        // pending view again, or every later settlement would queue behind a gap.
+        client.account.nonceManager?.reset({ address: client.account.address, chainId: client.chain.id });
+      }
+      return receipt;
     },
     async supported(): Promise<SupportedResponse> {
       const kinds: SupportedKind[] = [];
