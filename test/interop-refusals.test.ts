@@ -112,10 +112,8 @@ describe('replays', () => {
     await expectRefused('/b', payload, payer().address, 'payment_already_used');
   });
 
-  // Core bug (reported): the gate checks the authorization's time window (preVerify) before the
-  // ledger, so a settled payment replayed after its window reads `payment_expired` ("expired
-  // unused") instead of DESIGN.md section 4's `payment_already_used`. Flip to `it` once fixed.
-  it.fails('refuses a settled payment replayed after its window with payment_already_used', async () => {
+  // The scheme refuses the expired authorization locally; the gate asks the ledger first.
+  it('refuses a settled payment replayed after its window with payment_already_used', async () => {
     skewMs = 120_000;
     try {
       await expectRefused('/a', payload, payer().address, 'payment_already_used');

@@ -30,12 +30,25 @@ export type PreVerifyResult =
       identity: PaymentIdentity;
       /** Unix seconds after which the authorization can no longer be settled. */
       validBefore: number;
+      /**
+       * False when the signature could not be checked locally (e.g. a smart-wallet signature the
+       * facilitator verifies on chain). Such a payload is answered from an existing ledger entry
+       * only if it is exactly the stored payload. Default true.
+       */
+      authenticated?: boolean;
     }
   | {
       ok: false;
       /** Official reason string, e.g. `invalid_exact_evm_signature`. */
       reason: string;
       message: string;
+      /**
+       * Set when the payload is authentic (its signature checks out) and only its time window
+       * failed: the gate then looks the payment up in the ledger before refusing it, because an
+       * expired authorization may be one that was already settled (replay, `payment_already_used`)
+       * or whose settlement outcome is unknown (reconcile).
+       */
+      known?: { identity: PaymentIdentity; payer: string; validBefore: number };
     };
 
 /** What the chain says about a payment whose settlement outcome was unknown. */

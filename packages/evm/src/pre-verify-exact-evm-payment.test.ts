@@ -19,7 +19,29 @@ describe('preVerifyExactEvmPayment', () => {
       payer: account.address,
       identity: `exact:eip155:8453:${BASE_USDC}:${account.address}:${auth.nonce}`.toLowerCase(),
       validBefore: Number(auth.validBefore),
+      authenticated: true,
     });
+  });
+
+  it('names an authentic but expired payment so the gate can ask its ledger', async () => {
+    const requirements = buildRequirements();
+    const payment = await buildPayment(account, requirements, now() - 600);
+    const result = preVerifyExactEvmPayment({ payload: payment, requirements, now: now() });
+    const auth = (payment.payload as { authorization: { nonce: string; validBefore: string } }).authorization;
+    expect(result).toMatchObject({
+      ok: false,
+      reason: ExactEvmReason.validBefore,
+      known: {
+        identity: `exact:eip155:8453:${BASE_USDC}:${account.address}:${auth.nonce}`.toLowerCase(),
+        payer: account.address,
+        validBefore: Number(auth.validBefore),
+      },
+    });
+    // A forged signature over the same authorization is not named.
+    const forged = { ...payment, payload: { ...payment.payload, signature: `0x${'11'.repeat(65)}` } };
+    expect(preVerifyExactEvmPayment({ payload: forged, requirements, now: now() })).not.toHaveProperty(
+      'known',
+    );
   });
 
   it.each(['native', 'noble'] as const)('gives the same verdict with the %s backend', async (backend) => {

@@ -232,18 +232,45 @@ describe('createPaymentGate', () => {
     );
     expect(other.kind).toBe('respond');
     if (other.kind === 'respond') expect(json(other.response).error).toBe('payment_already_used');
+    // Past the authorization's validBefore the scheme refuses it locally, but the ledger knows it.
     clock += 61_000;
-    // The authorization itself has expired now, so move the pre-check clock only for the ledger check.
-    const late = await createPaymentGate({
-      routes,
-      schemes: [{ ...scheme, preVerify: (p, r) => scheme.preVerify(p, r, Math.floor(clock / 1000) - 120) }],
-      facilitator,
-      ledger: store,
-      baseUrl: BASE,
-      now: () => clock,
-    }).handle(pay(payment));
-    expect(late.kind).toBe('respond');
-    if (late.kind === 'respond') expect(json(late.response).error).toBe('payment_already_used');
+    const late = await run(pay(payment));
+    expect(late.response!.status).toBe(402);
+    expect(json(late.response!).error).toBe('payment_already_used');
+    expect(facilitator.calls.settle).toBe(1);
+  });
+
+  it('replays a settled payment retried in the last seconds of its authorization', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'), { now: Math.floor(clock / 1000) });
+    const first = await run(pay(payment));
+    clock += 57_000; // 3 s before validBefore: inside the scheme's 6 s margin, inside the replay window
+    const again = await run(pay(payment));
+    expect(again.outcome.kind).toBe('replay');
+    expect(Buffer.from(again.response!.body).equals(Buffer.from(first.response!.body))).toBe(true);
+    expect(facilitator.calls.settle).toBe(1);
+  });
+
+  it('refuses an expired payment the ledger has never seen with payment_expired', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'), { now: Math.floor(clock / 1000) - 120 });
+    const { response } = await run(pay(payment));
+    expect(response!.status).toBe(402);
+    expect(json(response!).error).toBe('payment_expired');
+    expect(facilitator.calls.verify).toBe(0);
+  });
+
+  it('serves nothing from the ledger to an unauthenticated payload that reuses a settled identity', async () => {
+    const requirement = requirementOf('GET /paid');
+    const payment = buildPayment(requirement, { signature: `0xc0${'11'.repeat(80)}` });
+    const first = await run(pay(payment));
+    expect(first.response!.status).toBe(200);
+    // The exact stored payload is the same payment: replayed.
+    expect((await run(pay(payment))).outcome.kind).toBe('replay');
+    // Same payer and nonce (public once settled), another signature the scheme cannot check locally.
+    const forged = { ...payment, payload: { ...payment.payload, signature: `0xc0${'22'.repeat(80)}` } };
+    const { response } = await run(pay(forged));
+    expect(response!.status).toBe(402);
+    expect(json(response!).error).toBe('payment_already_used');
+    expect(facilitator.calls.settle).toBe(1);
   });
 
   it('runs the handler once for ten concurrent requests with one payload', async () => {

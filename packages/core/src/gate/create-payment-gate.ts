@@ -100,6 +100,8 @@ interface PaymentContext {
   requestId: string;
   entry: Pick<LedgerEntry, 'id' | 'owner'>;
   validBefore: number;
+  /** Whether the scheme checked the payload's signature locally. */
+  authenticated: boolean;
   endFlight: () => void;
 }
 
@@ -110,9 +112,6 @@ const V1_NAMES: Record<string, string> = Object.fromEntries(
 );
 const RETRY = Symbol('retry');
 type Retry = typeof RETRY;
-
-/** Most uncertain entries scanned to recognise an expired payload retried after an unknown outcome. */
-const UNCERTAIN_SCAN_LIMIT = 1_000;
 
 /** JSON with object keys sorted (stores such as Postgres jsonb do not keep key order). */
 function canonicalJson(value: unknown): string {
@@ -397,12 +396,13 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       );
     }
     if (!pre.ok) {
-      const code = codeForReason(pre.reason, 'payment_invalid');
-      // An expired authorization may still be one whose settlement outcome was left unknown: the
-      // transfer may have landed. Retrying that exact payload must reconcile, not refuse.
-      const known = code === 'payment_expired' ? await findUncertain(wirePayload) : undefined;
-      if (!known) return reject(match, requestId, code, pre.message);
-      pre = { ok: true, payer: known.payer ?? '', identity: known.id, validBefore: known.validBefore };
+      // An authentic payment outside its time window may already be in the ledger: settled (a
+      // retry gets the stored response, or payment_already_used) or uncertain (the transfer may
+      // have landed: reconcile). Only a payment the ledger has never seen is refused here.
+      const entry = pre.known ? await store.get(pre.known.identity).catch(() => undefined) : undefined;
+      if (!pre.known || !entry)
+        return reject(match, requestId, codeForReason(pre.reason, 'payment_invalid'), pre.message);
+      pre = { ok: true, ...pre.known };
     }
 
     const ctx: Omit<PaymentContext, 'endFlight'> = {
@@ -417,6 +417,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       requestId,
       entry: { id: pre.identity, owner: ledger.owner(requestId) },
       validBefore: pre.validBefore,
+      authenticated: pre.authenticated !== false,
     };
     const paid: PaidRequest = {
       requestId,
@@ -433,18 +434,6 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
   }
 
   // -- ledger ------------------------------------------------------------------------------
-
-  /** The `uncertain` entry whose stored payload is exactly `payload`, if any (bounded scan). */
-  async function findUncertain(payload: unknown): Promise<LedgerEntry | undefined> {
-    try {
-      const entries = await store.query({ state: 'uncertain', limit: UNCERTAIN_SCAN_LIMIT });
-      const wanted = canonicalJson(payload);
-      return entries.find((entry) => canonicalJson(entry.payload) === wanted);
-    } catch (error) {
-      logger?.warn({ err: error }, 'ledger lookup of an expired payment failed');
-      return undefined;
-    }
-  }
 
   async function acquire(base: Omit<PaymentContext, 'endFlight'>, paid: PaidRequest): Promise<Outcome> {
     const { match, requestId } = base;
@@ -669,6 +658,11 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
 
     if (entry.resource !== match.resourceUrl) {
       return reject(match, requestId, 'payment_already_used', 'this payment was made for another resource');
+    }
+    // A payload the scheme could not authenticate locally could be forged from the public payer
+    // and nonce of a settled payment: it gets nothing from the ledger unless it is the stored one.
+    if (!ctx.authenticated && canonicalJson(entry.payload) !== canonicalJson(ctx.wirePayload)) {
+      return reject(match, requestId, 'payment_already_used', 'this payment identity is already in use');
     }
     switch (entry.state) {
       case 'settled': {

@@ -54,8 +54,15 @@ export function createSimpleScheme(): SimpleScheme {
       }
       if (signature === '0xbad') return fail('invalid_exact_evm_signature', 'signature does not recover');
       if (to !== requirements.payTo) return fail('invalid_exact_evm_recipient_mismatch', 'wrong recipient');
+      const identity = `${requirements.network}:${requirements.asset.toLowerCase()}:${(from as string).toLowerCase()}:${(nonce as string).toLowerCase()}`;
       if (Number(validBefore) < now + 6) {
-        return fail('invalid_exact_evm_payload_authorization_valid_before', 'authorization expired');
+        return {
+          ...(fail(
+            'invalid_exact_evm_payload_authorization_valid_before',
+            'authorization expired',
+          ) as object),
+          known: { identity, payer: from as string, validBefore: Number(validBefore) },
+        } as PreVerifyResult;
       }
       if (Number(validAfter) > now) {
         return fail('invalid_exact_evm_payload_authorization_valid_after', 'authorization not valid yet');
@@ -66,8 +73,10 @@ export function createSimpleScheme(): SimpleScheme {
       return {
         ok: true,
         payer: from as string,
-        identity: `${requirements.network}:${requirements.asset.toLowerCase()}:${(from as string).toLowerCase()}:${(nonce as string).toLowerCase()}`,
+        identity,
         validBefore: Number(validBefore),
+        // `0xc0…` stands for a contract (smart-wallet) signature that only the chain can check.
+        authenticated: !signature.startsWith('0xc0'),
       };
     },
     async reconcile(input) {

@@ -69,13 +69,24 @@ export function preVerifyExactEvmPayment(
           : `signature was made by ${signature.recovered}, not by ${request.payload.authorization.from}`,
     };
   }
-  const terms = checkTerms(request, now);
-  if (terms) return { ok: false, reason: terms.reason, message: terms.message };
-  return {
-    ok: true,
+  const known = {
     payer: request.payload.authorization.from,
     identity: identityOf(request),
     // uint256 on the wire; a safe integer here (anything beyond is 'never expires' in practice).
     validBefore: Math.min(Number(request.payload.authorization.validBefore), Number.MAX_SAFE_INTEGER),
   };
+  const terms = checkTerms(request, now);
+  if (terms) {
+    const outsideWindow =
+      terms.reason === ExactEvmReason.validBefore || terms.reason === ExactEvmReason.validAfter;
+    // Only a payload whose signature recovered locally is known to be authentic.
+    const authentic = signature.kind === 'valid';
+    return {
+      ok: false,
+      reason: terms.reason,
+      message: terms.message,
+      ...(outsideWindow && authentic ? { known } : {}),
+    };
+  }
+  return { ok: true, ...known, authenticated: signature.kind === 'valid' };
 }
