@@ -151,6 +151,10 @@ function compilePattern(path: string): Pattern {
   return pattern;
 }
 
+function allows(route: CompiledRoute, methods: readonly string[]): boolean {
+  return route.method === '*' || methods.includes(route.method);
+}
+
 function stripSlash(url: string): string {
   return url.endsWith('/') ? url.slice(0, -1) : url;
 }
@@ -324,13 +328,12 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
       // HEAD is served by GET handlers in Express, Koa and Fastify: gate it like GET.
       const methods = upper === 'HEAD' ? ['HEAD', 'GET'] : [upper];
       const target = normalizeTarget(url);
-      const allows = (route: CompiledRoute) => route.method === '*' || methods.includes(route.method);
       let candidate = compiled.length;
       let scan = allIndexes;
       if (ASCII_PATH.test(target.path)) {
         scan = patternIndexes;
         for (const index of literals.get(target.path.toLowerCase()) ?? []) {
-          if (allows(compiled[index]!)) {
+          if (allows(compiled[index]!, methods)) {
             candidate = index;
             break;
           }
@@ -339,7 +342,7 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
       for (const index of scan) {
         if (index > candidate) break;
         const route = compiled[index]!;
-        if (!allows(route)) continue;
+        if (!allows(route, methods)) continue;
         const found = route.pattern.regex.exec(target.path);
         if (!found) continue;
         const params: Record<string, string> = {};
