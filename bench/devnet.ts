@@ -1,0 +1,195 @@
+// Section 2: end-to-end paid throughput on the devnet (anvil + a real EIP-3009 token). Concurrent
+// payers pay one Tollbooth route; settled by Tollbooth's in-process facilitator and, in the same
+// run, by the official facilitator served over HTTP. Payments are signed before each run (a
+// client's signing is not the server's throughput); balances are checked afterwards.
+import { decodeHeaderJson, encodeHeader, type PaymentRequired, type SettleResponse } from '@tollbooth/core';
+import { type Devnet, startDevnet } from '@tollbooth/devnet';
+import { createPaymentPayload } from '@tollbooth/evm';
+import { type Hex, parseAbiItem } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { BenchConfig } from './lib/config';
+import { PAID_PATH } from './lib/fixtures';
+import { type ServerProcess, spawnServer } from './lib/server-process';
+import { percentile } from './lib/stats';
+
+const PRICE_ATOMIC = 1000n;
+
+export interface DevnetRun {
+  facilitator: string;
+  payments: number;
+  ok: number;
+  failed: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Distinct transaction hashes in the receipts. */
+  transactions: number;
+  paidDelta: bigint;
+  receivedDelta: bigint;
+  /** Every payer lost exactly its payments' worth, the recipient got all of it, one transfer each. */
+  balancesOk: boolean;
+  problems: string[];
+}
+
+export interface DevnetSectionResult {
+  payers: number;
+  paymentsPerPayer: number;
+  runs: DevnetRun[];
+  notes: string[];
+}
+
+export async function runDevnetSection(
+  config: BenchConfig,
+  log: (line: string) => void,
+  servers: ServerProcess[],
+): Promise<DevnetSectionResult> {
+  const notes: string[] = [];
+  const runs: DevnetRun[] = [];
+  let devnet: Devnet;
+  try {
+    devnet = await startDevnet({ chainId: 8453, payers: config.payers, payerBalance: 1_000_000_000n });
+  } catch (error) {
+    notes.push(`the devnet did not start (${(error as Error).message}); section skipped.`);
+    return { payers: config.payers, paymentsPerPayer: config.paymentsPerPayer, runs, notes };
+  }
+  try {
+    const common = {
+      DEVNET_RPC_URL: devnet.rpcUrl,
+      DEVNET_CHAIN_ID: String(devnet.chainId),
+      PAY_TO: devnet.accounts.payTo.address,
+      PRICE_ATOMIC: PRICE_ATOMIC.toString(),
+      TOKEN: devnet.token.address,
+      TOKEN_NAME: devnet.token.name,
+      TOKEN_VERSION: devnet.token.version,
+    };
+    // Tollbooth's in-process facilitator settles from the devnet's facilitator account, the official
+    // one from the deployer's: they never share an account nonce.
+    const ours = await spawnServer('devnet-app-in-process', 'devnet-app', {
+      env: { ...common, FACILITATOR: 'in-process', FACILITATOR_KEY: devnet.accounts.facilitator.privateKey },
+    });
+    servers.push(ours);
+    runs.push(await payRun('Tollbooth in-process EVM facilitator', ours, devnet, config, log));
+
+    const official = await spawnServer('official-facilitator', 'official-facilitator', {
+      env: { ...common, FACILITATOR_KEY: devnet.accounts.deployer.privateKey },
+    });
+    servers.push(official);
+    const viaHttp = await spawnServer('devnet-app-official', 'devnet-app', {
+      env: { ...common, FACILITATOR: official.url },
+    });
+    servers.push(viaHttp);
+    runs.push(
+      await payRun(
+        'official x402Facilitator over HTTP (createHttpFacilitatorClient)',
+        viaHttp,
+        devnet,
+        config,
+        log,
+      ),
+    );
+  } finally {
+    await devnet.stop();
+  }
+  return { payers: config.payers, paymentsPerPayer: config.paymentsPerPayer, runs, notes };
+}
+
+async function payRun(
+  facilitator: string,
+  app: ServerProcess,
+  devnet: Devnet,
+  config: BenchConfig,
+  log: (line: string) => void,
+): Promise<DevnetRun> {
+  const url = `${app.url}${PAID_PATH}`;
+  const problems: string[] = [];
+  const challengeResponse = await fetch(url);
+  await challengeResponse.arrayBuffer();
+  const paymentRequired = decodeHeaderJson(
+    challengeResponse.headers.get('payment-required') ?? '',
+  ) as PaymentRequired;
+  const payers = devnet.accounts.payers
+    .slice(0, config.payers)
+    .map((p) => privateKeyToAccount(p.privateKey as Hex));
+  const headers: string[][] = [];
+  for (const account of payers) {
+    const mine: string[] = [];
+    for (let i = 0; i < config.paymentsPerPayer; i++)
+      mine.push(encodeHeader(await createPaymentPayload({ paymentRequired, account })));
+    headers.push(mine);
+  }
+  const payTo = devnet.accounts.payTo.address;
+  const before = await Promise.all(payers.map((p) => devnet.balanceOf(p.address)));
+  const payToBefore = await devnet.balanceOf(payTo);
+  const fromBlock = await devnet.publicClient.getBlockNumber({ cacheTime: 0 });
+
+  const latencies: number[] = [];
+  const transactions = new Set<string>();
+  let ok = 0;
+  let failed = 0;
+  const started = performance.now();
+  await Promise.all(
+    headers.map(async (mine) => {
+      for (const header of mine) {
+        const t0 = performance.now();
+        try {
+          const response = await fetch(url, { headers: { 'payment-signature': header } });
+          await response.arrayBuffer();
+          latencies.push(performance.now() - t0);
+          const receipt = response.headers.get('payment-response');
+          if (response.status === 200 && receipt) {
+            ok++;
+            transactions.add((decodeHeaderJson(receipt) as SettleResponse).transaction);
+          } else {
+            failed++;
+            if (problems.length < 5) problems.push(`status ${response.status}`);
+          }
+        } catch (error) {
+          failed++;
+          if (problems.length < 5) problems.push((error as Error).message);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+
+  const after = await Promise.all(payers.map((p) => devnet.balanceOf(p.address)));
+  const payToAfter = await devnet.balanceOf(payTo);
+  const expectedEach = PRICE_ATOMIC * BigInt(config.paymentsPerPayer);
+  const paidDelta = before.reduce((sum, b, i) => sum + (b - after[i]!), 0n);
+  const receivedDelta = payToAfter - payToBefore;
+  const logs = await devnet.publicClient.getLogs({
+    address: devnet.token.address,
+    event: parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)'),
+    fromBlock: fromBlock + 1n,
+  });
+  const payments = config.payers * config.paymentsPerPayer;
+  const balancesOk =
+    before.every((b, i) => b - after[i]! === expectedEach) &&
+    receivedDelta === PRICE_ATOMIC * BigInt(payments) &&
+    logs.length === payments &&
+    transactions.size === payments;
+  if (!balancesOk)
+    problems.push(
+      `balances: paid ${paidDelta}, received ${receivedDelta}, ${logs.length} AuthorizationUsed events, ${transactions.size} transactions for ${payments} payments`,
+    );
+  const run: DevnetRun = {
+    facilitator,
+    payments,
+    ok,
+    failed,
+    seconds,
+    perSecond: ok / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    transactions: transactions.size,
+    paidDelta,
+    receivedDelta,
+    balancesOk,
+    problems,
+  };
+  log(
+    `  ${facilitator}: ${ok}/${payments} settled in ${seconds.toFixed(1)} s = ${run.perSecond.toFixed(1)}/s, p50 ${run.p50Ms.toFixed(0)} ms, p99 ${run.p99Ms.toFixed(0)} ms, balances ${balancesOk ? 'ok' : 'WRONG'}`,
+  );
+  return run;
+}

@@ -1,0 +1,351 @@
+// Section 1: HTTP throughput with autocannon. Every server runs in its own process; the cases
+// run interleaved (each round runs every case once, starting at a different case each round)
+// after one warm-up run each, and every figure is compared with the bare framework measured in
+// the same round.
+import autocannon, { type RequestSpec, type Result } from 'autocannon';
+import type { BenchConfig } from './lib/config';
+import { HELLO_PATH, PAID_PATH } from './lib/fixtures';
+import type { PaymentPool } from './lib/payments';
+import { type ServerProcess, spawnServer } from './lib/server-process';
+import { type Spread, spread } from './lib/stats';
+
+export type CaseKind =
+  | 'bare'
+  | 'hook'
+  | 'pass'
+  | '402'
+  | 'paid'
+  | 'replay'
+  | 'official-pass'
+  | 'official-402'
+  | 'fee-bare'
+  | 'fee-preview';
+
+export interface HttpCase {
+  id: string;
+  framework: string;
+  label: string;
+  kind: CaseKind;
+  server: ServerProcess;
+  path: string;
+  /** Id of the case whose throughput this one is compared with (same round). */
+  baseline?: string;
+  expectStatus: number;
+  /** Fixed header set, or a per-request header from a pool. */
+  headers?: Record<string, string>;
+  pool?: { headers: string[]; next: number };
+}
+
+export interface RunSample {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Server CPU (user + system) per request, µs. */
+  cpuUs: number;
+  requests: number;
+  unexpected: number;
+  errors: number;
+}
+
+export interface CaseResult {
+  id: string;
+  framework: string;
+  label: string;
+  kind: CaseKind;
+  baseline?: string;
+  samples: RunSample[];
+  rps: Spread;
+  p50: Spread;
+  p99: Spread;
+  cpuUs: Spread;
+  /** Throughput / baseline throughput, per round. */
+  ratio?: Spread;
+  /** CPU per request minus the baseline's, per round, µs. */
+  extraCpuUs?: Spread;
+  unexpected: number;
+  errors: number;
+  mode: string;
+}
+
+export interface HttpSectionResult {
+  cases: CaseResult[];
+  notes: string[];
+  rounds: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+  paidPerRun: number;
+}
+
+async function runOnce(c: HttpCase, config: BenchConfig, seconds: number): Promise<RunSample> {
+  const request: RequestSpec = { method: 'GET', path: c.path, ...(c.headers ? { headers: c.headers } : {}) };
+  let amount: number | undefined;
+  let firstAt: number | undefined;
+  let lastAt: number | undefined;
+  if (c.pool) {
+    const pool = c.pool;
+    amount = Math.min(config.paidPerRun, pool.headers.length - pool.next);
+    if (amount < config.connections) throw new Error(`${c.id}: the payment pool is exhausted`);
+    // autocannon ends a fixed-amount run on its next one-second tick: time the requests themselves.
+    request.setupRequest = (req) => {
+      firstAt ??= performance.now();
+      const header = pool.headers[pool.next++];
+      req.headers = { ...req.headers, 'payment-signature': header ?? 'exhausted' };
+      return req;
+    };
+    request.onResponse = () => {
+      lastAt = performance.now();
+    };
+  }
+  const before = await c.server.cpu();
+  const result: Result = await autocannon({
+    url: c.server.url,
+    connections: config.connections,
+    ...(amount === undefined ? { duration: seconds } : { amount }),
+    requests: [request],
+    timeout: 30,
+  });
+  const elapsed = firstAt !== undefined && lastAt !== undefined ? (lastAt - firstAt) / 1000 : Number.NaN;
+  const after = await c.server.cpu();
+  const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+  const expected =
+    c.expectStatus === 402 ? (result.statusCodeStats?.['402']?.count ?? result['4xx']) : result['2xx'];
+  const served = after.requests - before.requests;
+  return {
+    rps: answered / (amount === undefined ? result.duration : elapsed),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUs: served > 0 ? (after.user + after.system - before.user - before.system) / served : Number.NaN,
+    requests: answered,
+    unexpected: answered - expected,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** Runs the cases interleaved and summarises them. */
+export async function runInterleaved(
+  cases: HttpCase[],
+  config: BenchConfig,
+  options: { rounds: number; seconds: number; warmupSeconds: number; log: (line: string) => void },
+): Promise<CaseResult[]> {
+  const samples = new Map<string, RunSample[]>(cases.map((c) => [c.id, []]));
+  if (options.warmupSeconds > 0) {
+    for (const c of cases) {
+      const s = await runOnce(c, config, options.warmupSeconds);
+      options.log(`  warm-up ${c.id}: ${Math.round(s.rps)} req/s`);
+    }
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    const order = cases.map((_, i) => cases[(i + round) % cases.length]!);
+    const line: string[] = [];
+    for (const c of order) {
+      const s = await runOnce(c, config, options.seconds);
+      samples.get(c.id)!.push(s);
+      line.push(`${c.id} ${Math.round(s.rps)}`);
+    }
+    options.log(`  round ${round + 1}/${options.rounds}: ${line.join(' | ')}`);
+  }
+  return cases.map((c) => summarise(c, samples, config));
+}
+
+function summarise(c: HttpCase, all: Map<string, RunSample[]>, config: BenchConfig): CaseResult {
+  const samples = all.get(c.id)!;
+  const base = c.baseline ? all.get(c.baseline) : undefined;
+  const result: CaseResult = {
+    id: c.id,
+    framework: c.framework,
+    label: c.label,
+    kind: c.kind,
+    samples,
+    rps: spread(samples.map((s) => s.rps)),
+    p50: spread(samples.map((s) => s.p50)),
+    p99: spread(samples.map((s) => s.p99)),
+    cpuUs: spread(samples.map((s) => s.cpuUs)),
+    unexpected: samples.reduce((n, s) => n + s.unexpected, 0),
+    errors: samples.reduce((n, s) => n + s.errors, 0),
+    mode: c.pool ? `${config.paidPerRun} requests per run` : `${config.durationSeconds} s per run`,
+  };
+  if (c.baseline) result.baseline = c.baseline;
+  if (base) {
+    result.ratio = spread(samples.map((s, i) => s.rps / (base[i]?.rps ?? Number.NaN)));
+    result.extraCpuUs = spread(samples.map((s, i) => s.cpuUs - (base[i]?.cpuUs ?? Number.NaN)));
+  }
+  return result;
+}
+
+interface FrameworkDef {
+  key: string;
+  name: string;
+  file: string;
+}
+
+const FRAMEWORKS: FrameworkDef[] = [
+  { key: 'express', name: 'Express 5', file: 'express' },
+  { key: 'fastify', name: 'Fastify 5', file: 'fastify' },
+  { key: 'koa', name: 'Koa 3', file: 'koa' },
+];
+
+/** Sends one payment and expects a 200: the payment the replay case sends again. */
+async function settleOnce(server: ServerProcess, header: string): Promise<void> {
+  const response = await fetch(`${server.url}${PAID_PATH}`, { headers: { 'payment-signature': header } });
+  await response.arrayBuffer();
+  if (response.status !== 200)
+    throw new Error(`${server.name}: the replay payment answered ${response.status}`);
+}
+
+export async function runHttpSection(
+  config: BenchConfig,
+  pool: PaymentPool,
+  log: (line: string) => void,
+  servers: ServerProcess[],
+): Promise<HttpSectionResult> {
+  const notes: string[] = [];
+  const cases: HttpCase[] = [];
+  const replayHeader = pool.headers[pool.headers.length - 1]!;
+  const paidHeaders = pool.headers.slice(0, -1);
+
+  const start = async (name: string, file: string, args: string[] = []) => {
+    try {
+      const server = await spawnServer(name, file, { args });
+      servers.push(server);
+      return server;
+    } catch (error) {
+      notes.push(`${name} did not start (${(error as Error).message}); its cases are left out.`);
+      log(`  ${name} did not start: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+
+  for (const fw of FRAMEWORKS) {
+    const bare = await start(`${fw.key}-bare`, fw.file, ['bare']);
+    const gated = await start(`${fw.key}-tollbooth`, fw.file, ['tollbooth']);
+    const hooked = await start(`${fw.key}-hook`, fw.file, ['hook']);
+    if (!bare || !gated) continue;
+    await settleOnce(gated, replayHeader);
+    const baseline = `${fw.key}/bare`;
+    cases.push(
+      {
+        id: baseline,
+        framework: fw.name,
+        label: 'bare hello',
+        kind: 'bare',
+        server: bare,
+        path: HELLO_PATH,
+        expectStatus: 200,
+      },
+      ...(hooked
+        ? [
+            {
+              id: `${fw.key}/hook`,
+              framework: fw.name,
+              label: 'bare + an empty async hook (the floor of any async gate)',
+              kind: 'hook' as const,
+              server: hooked,
+              path: HELLO_PATH,
+              baseline,
+              expectStatus: 200,
+            },
+          ]
+        : []),
+      {
+        id: `${fw.key}/pass`,
+        framework: fw.name,
+        label: 'Tollbooth, unpaid route (pass-through)',
+        kind: 'pass',
+        server: gated,
+        path: HELLO_PATH,
+        baseline,
+        expectStatus: 200,
+      },
+      {
+        id: `${fw.key}/402`,
+        framework: fw.name,
+        label: 'Tollbooth, paid route without payment (402)',
+        kind: '402',
+        server: gated,
+        path: PAID_PATH,
+        baseline,
+        expectStatus: 402,
+      },
+      {
+        id: `${fw.key}/paid`,
+        framework: fw.name,
+        label: 'Tollbooth, paid route with a valid payment',
+        kind: 'paid',
+        server: gated,
+        path: PAID_PATH,
+        baseline,
+        expectStatus: 200,
+        pool: { headers: paidHeaders, next: 0 },
+      },
+      {
+        id: `${fw.key}/replay`,
+        framework: fw.name,
+        label: 'Tollbooth, idempotent replay of a settled payment',
+        kind: 'replay',
+        server: gated,
+        path: PAID_PATH,
+        baseline,
+        expectStatus: 200,
+        headers: { 'payment-signature': replayHeader },
+      },
+    );
+    if (fw.key === 'express') {
+      const official = await start('express-x402', 'x402-express');
+      if (official) {
+        cases.push(
+          {
+            id: 'x402/pass',
+            framework: fw.name,
+            label: 'official @x402/express, unpaid route (pass-through)',
+            kind: 'official-pass',
+            server: official,
+            path: HELLO_PATH,
+            baseline,
+            expectStatus: 200,
+          },
+          {
+            id: 'x402/402',
+            framework: fw.name,
+            label: 'official @x402/express, paid route without payment (402)',
+            kind: 'official-402',
+            server: official,
+            path: PAID_PATH,
+            baseline,
+            expectStatus: 402,
+          },
+        );
+      }
+    }
+  }
+  const feeCases = await feeServiceCases(start, notes);
+  cases.push(...feeCases);
+
+  log(
+    `  ${cases.length} cases, ${config.rounds} rounds x ${config.durationSeconds} s after ${config.warmupSeconds} s warm-up`,
+  );
+  const results = await runInterleaved(cases, config, {
+    rounds: config.rounds,
+    seconds: config.durationSeconds,
+    warmupSeconds: config.warmupSeconds,
+    log,
+  });
+  return {
+    cases: results,
+    notes,
+    rounds: config.rounds,
+    durationSeconds: config.durationSeconds,
+    warmupSeconds: config.warmupSeconds,
+    connections: config.connections,
+    paidPerRun: config.paidPerRun,
+  };
+}
+
+/** The fee service's preview endpoint against its bare framework, once the fee service has an app. */
+async function feeServiceCases(
+  _start: (name: string, file: string, args?: string[]) => Promise<ServerProcess | undefined>,
+  notes: string[],
+): Promise<HttpCase[]> {
+  notes.push('The fee service (examples/fee-service) has no HTTP app yet: the fee preview case is not run.');
+  return [];
+}

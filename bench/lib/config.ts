@@ -1,0 +1,102 @@
+// Benchmark settings from flags and environment variables. `--quick` is for development: short
+// runs, fewer rounds, small pools. Every setting can be overridden one by one.
+import { parseArgs } from 'node:util';
+
+export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile';
+export const SECTIONS: readonly Section[] = ['http', 'micro', 'devnet', 'scaling', 'profile'];
+
+export interface BenchConfig {
+  quick: boolean;
+  sections: Section[];
+  /** Interleaved rounds after the warm-up. */
+  rounds: number;
+  /** Seconds of each timed HTTP run. */
+  durationSeconds: number;
+  /** Seconds of the warm-up run of each case. */
+  warmupSeconds: number;
+  /** autocannon connections. */
+  connections: number;
+  /** Paid requests per run (each needs a distinct pre-signed payment). */
+  paidPerRun: number;
+  /** Devnet: concurrent payers and payments per payer. */
+  payers: number;
+  paymentsPerPayer: number;
+  /** Micro-benchmarks: batches per measure. */
+  batches: number;
+  /** Scaling: rounds and seconds per run. */
+  scalingRounds: number;
+  scalingSeconds: number;
+  /** Where the report is written; `--no-write` only prints it. */
+  output: string | undefined;
+}
+
+const HELP = `npm run bench -- [options]
+  --quick                 short development run (2 rounds x 1 s, small pools)
+  --only=http,micro,...   sections: ${SECTIONS.join(', ')}
+  --rounds=N              interleaved rounds (default 5; env BENCH_ROUNDS)
+  --duration=S            seconds per timed HTTP run (default 3; env BENCH_DURATION)
+  --warmup=S              warm-up seconds per case (default 2; env BENCH_WARMUP)
+  --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
+  --paid=N                paid requests per run (default 2000; env BENCH_PAID)
+  --payers=N --payments=N devnet payers and payments each (default 20 x 10)
+  --out=PATH              report path (default docs/benchmarks.md); --no-write to print only`;
+
+export function readConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: process.env['BENCH_QUICK'] === '1' },
+      only: { type: 'string' },
+      rounds: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      paid: { type: 'string' },
+      payers: { type: 'string' },
+      payments: { type: 'string' },
+      out: { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const quick = values.quick === true;
+  const problems: string[] = [];
+  const num = (flag: string | undefined, env: string, full: number, fast: number, min = 1): number => {
+    const raw = flag ?? process.env[env];
+    if (raw === undefined) return quick ? fast : full;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min) {
+      problems.push(`${env.toLowerCase()} must be a number >= ${min} (got ${raw})`);
+      return full;
+    }
+    return value;
+  };
+  const only = values.only ?? process.env['BENCH_ONLY'];
+  const sections = only ? (only.split(',').map((s) => s.trim()) as Section[]) : [...SECTIONS];
+  for (const s of sections) if (!SECTIONS.includes(s)) problems.push(`unknown section "${s}"`);
+  const config: BenchConfig = {
+    quick,
+    sections,
+    rounds: num(values.rounds, 'BENCH_ROUNDS', 5, 2),
+    durationSeconds: num(values.duration, 'BENCH_DURATION', 3, 1),
+    warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 2, 1, 0),
+    connections: num(values.connections, 'BENCH_CONNECTIONS', 50, 50),
+    paidPerRun: num(values.paid, 'BENCH_PAID', 2000, 300),
+    payers: num(values.payers, 'BENCH_PAYERS', 20, 5),
+    paymentsPerPayer: num(values.payments, 'BENCH_PAYMENTS', 10, 4),
+    batches: num(undefined, 'BENCH_BATCHES', 9, 5),
+    scalingRounds: num(undefined, 'BENCH_SCALING_ROUNDS', 3, 2),
+    scalingSeconds: num(undefined, 'BENCH_SCALING_SECONDS', 2, 1),
+    output: values['no-write'] ? undefined : (values.out ?? 'docs/benchmarks.md'),
+  };
+  if (problems.length > 0) {
+    console.error(`invalid benchmark options:\n- ${problems.join('\n- ')}\n\n${HELP}`);
+    process.exit(2);
+  }
+  return config;
+}

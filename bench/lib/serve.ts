@@ -1,0 +1,50 @@
+// The child side of a benchmark server: announce the port on stdout, answer CPU-usage questions
+// from the parent over IPC, and exit cleanly on SIGTERM (so `--cpu-prof` writes its profile).
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface CpuSample {
+  /** process.cpuUsage(): user and system µs. */
+  user: number;
+  system: number;
+  /** Requests the server finished since it started. */
+  requests: number;
+}
+
+let requests = 0;
+
+/** Counts finished requests on a Node HTTP server (used for CPU per request). */
+export function countRequests(server: Server): void {
+  server.on('request', (_req, res) => {
+    res.once('finish', () => {
+      requests++;
+    });
+  });
+}
+
+/** Listens on a free loopback port (unless listening already) and prints `PORT=<n>` for the parent. */
+export async function announce(server: Server, extra: Record<string, string> = {}): Promise<void> {
+  countRequests(server);
+  if (!server.listening) {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+  }
+  const { port } = server.address() as AddressInfo;
+  process.on('message', (message: unknown) => {
+    if ((message as { type?: string })?.type === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ type: 'cpu', user, system, requests } satisfies CpuSample & { type: string });
+    }
+  });
+  const stop = () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 1000).unref();
+  };
+  process.once('SIGTERM', stop);
+  process.once('disconnect', stop);
+  for (const [k, v] of Object.entries(extra)) process.stdout.write(`${k}=${v}\n`);
+  process.stdout.write(`PORT=${port}\n`);
+}

@@ -1,0 +1,108 @@
+// The parent side: each benchmark server runs in its own Node process, started the same way as
+// `npm run bench` (sources through tsx), so a server never shares an event loop with autocannon.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import type { CpuSample } from './serve';
+
+export interface ServerProcess {
+  name: string;
+  url: string;
+  port: number;
+  /** Other `KEY=value` lines the server printed before its port. */
+  info: Record<string, string>;
+  child: ChildProcess;
+  cpu(): Promise<CpuSample>;
+  stop(): Promise<void>;
+}
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface SpawnServerOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  /** Extra node flags, e.g. `--cpu-prof`. */
+  nodeFlags?: string[];
+  timeoutMs?: number;
+}
+
+/** Starts `bench/servers/<file>.ts` and resolves once it printed its port. */
+export async function spawnServer(
+  name: string,
+  file: string,
+  options: SpawnServerOptions = {},
+): Promise<ServerProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...(options.nodeFlags ?? []),
+      '--conditions=tollbooth-source',
+      '--import',
+      'tsx',
+      `bench/servers/${file}.ts`,
+      ...(options.args ?? []),
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'production', ...options.env },
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    },
+  );
+  const info: Record<string, string> = {};
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(
+      () => reject(new Error(`${name}: no port within ${options.timeoutMs ?? 30_000} ms`)),
+      options.timeoutMs ?? 30_000,
+    );
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name}: exited with ${code} before printing its port`));
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline = buffered.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline).trim();
+        buffered = buffered.slice(newline + 1);
+        const [key, ...rest] = line.split('=');
+        if (key === 'PORT') {
+          clearTimeout(timer);
+          resolve(Number(rest.join('=')));
+        } else if (key && rest.length > 0) info[key] = rest.join('=');
+        newline = buffered.indexOf('\n');
+      }
+    });
+  });
+  child.stdout!.resume();
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  return {
+    name,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    info,
+    child,
+    cpu: () =>
+      new Promise<CpuSample>((resolve, reject) => {
+        const onMessage = (message: unknown) => {
+          const m = message as CpuSample & { type?: string };
+          if (m?.type !== 'cpu') return;
+          child.off('message', onMessage);
+          resolve({ user: m.user, system: m.system, requests: m.requests });
+        };
+        child.on('message', onMessage);
+        if (!child.send({ type: 'cpu' })) reject(new Error(`${name}: IPC closed`));
+      }),
+    stop: async () => {
+      if (exited) return;
+      const done = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await done;
+      clearTimeout(timer);
+    },
+  };
+}

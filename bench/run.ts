@@ -1,0 +1,85 @@
+// `npm run bench`: runs the benchmark sections and writes docs/benchmarks.md (GitHub issue 8).
+// Never part of `npm test`. `npm run bench -- --quick` for a short development run,
+// `--only=http,micro` for some sections, `--help` for every option.
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runDevnetSection } from './devnet';
+import { runHttpSection } from './http';
+import { readConfig } from './lib/config';
+import { describeMachine, sampleLoad } from './lib/machine';
+import { benchChallenge, benchPayers, signPaymentPool } from './lib/payments';
+import type { ServerProcess } from './lib/server-process';
+import { runMicroSection } from './micro';
+import { runProfileSection } from './profile';
+import { type BenchReport, renderReport } from './report';
+import { runScalingSection } from './scaling';
+
+const config = readConfig();
+const machine = describeMachine();
+const stopSampling = sampleLoad(machine);
+const started = performance.now();
+const log = (line: string) =>
+  console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+const servers: ServerProcess[] = [];
+const stopServers = async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop().catch(() => {})));
+};
+process.once('SIGINT', () => {
+  void stopServers().then(() => process.exit(130));
+});
+
+const report: BenchReport = { config, machine, startedAt: new Date().toISOString() };
+try {
+  log(`load average ${machine.loadBefore.map((l) => l.toFixed(2)).join(' ')} on ${machine.cpus} CPUs`);
+  const wants = (s: (typeof config.sections)[number]) => config.sections.includes(s);
+  const httpNeed = wants('http') ? (1 + config.rounds) * config.paidPerRun + 1 : 0;
+  const microNeed = wants('micro') || wants('scaling') ? (config.batches + 1) * 200 + 1 : 0;
+  const poolSize = Math.max(httpNeed, microNeed, wants('profile') ? 4001 : 0);
+  const pool = await signPaymentPool({
+    count: poolSize,
+    challenge: benchChallenge(),
+    accounts: benchPayers(8),
+    onProgress: (n) => log(`  signed ${n}/${poolSize} payments`),
+  });
+  report.signing = { count: poolSize, ms: pool.signingMs };
+  log(`signed ${poolSize} distinct EIP-3009 payments with viem in ${(pool.signingMs / 1000).toFixed(1)} s`);
+
+  if (wants('micro')) {
+    log('micro-benchmarks');
+    report.micro = await runMicroSection(config, pool, log);
+  }
+  if (wants('http')) {
+    log('HTTP benchmarks');
+    report.http = await runHttpSection(config, pool, log, servers);
+    await stopServers();
+  }
+  if (wants('scaling')) {
+    log('scaling');
+    report.scaling = await runScalingSection(config, pool, log, servers);
+    await stopServers();
+  }
+  if (wants('devnet')) {
+    log('devnet end-to-end');
+    report.devnet = await runDevnetSection(config, log, servers);
+    await stopServers();
+  }
+  if (wants('profile')) {
+    log('CPU profiles');
+    report.profile = await runProfileSection(config, pool, log, servers);
+    await stopServers();
+  }
+} finally {
+  await stopServers();
+  stopSampling();
+}
+report.elapsedSeconds = (performance.now() - started) / 1000;
+const markdown = renderReport(report);
+if (config.output) {
+  const path = resolve(fileURLToPath(new URL('..', import.meta.url)), config.output);
+  writeFileSync(path, markdown);
+  log(`wrote ${config.output} (${report.elapsedSeconds.toFixed(0)} s in all)`);
+} else {
+  console.log(markdown);
+}
+process.exit(0);

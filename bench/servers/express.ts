@@ -1,0 +1,26 @@
+// Express 5 hello app, bare or behind tollbooth(): `bench/servers/express.ts bare|tollbooth`.
+import { createServer } from 'node:http';
+import { tollbooth } from '@tollbooth/express';
+import express from 'express';
+import { HELLO_BODY, HELLO_PATH, PAID_PATH } from '../lib/fixtures';
+import { announce } from '../lib/serve';
+import { modeOf, settled, tollboothOptions } from './tollbooth-options';
+
+const app = express();
+app.disable('x-powered-by');
+app.disable('etag');
+const mode = modeOf(process.argv);
+if (mode === 'tollbooth') app.use(tollbooth(tollboothOptions()));
+if (mode === 'hook') {
+  app.use(async (_req, _res, next) => {
+    await settled;
+    next();
+  });
+}
+app.get(HELLO_PATH, (_req, res) => {
+  res.json(HELLO_BODY);
+});
+app.get(PAID_PATH, (_req, res) => {
+  res.json(HELLO_BODY);
+});
+await announce(createServer(app));

@@ -1,0 +1,27 @@
+// Koa 3 hello app (with @koa/router), bare or behind tollbooth(): `bench/servers/koa.ts bare|tollbooth`.
+import { createServer } from 'node:http';
+import Router from '@koa/router';
+import { tollbooth } from '@tollbooth/koa';
+import Koa from 'koa';
+import { HELLO_BODY, HELLO_PATH, PAID_PATH } from '../lib/fixtures';
+import { announce } from '../lib/serve';
+import { modeOf, settled, tollboothOptions } from './tollbooth-options';
+
+const app = new Koa();
+const router = new Router();
+router.get(HELLO_PATH, (ctx) => {
+  ctx.body = HELLO_BODY;
+});
+router.get(PAID_PATH, (ctx) => {
+  ctx.body = HELLO_BODY;
+});
+const mode = modeOf(process.argv);
+if (mode === 'tollbooth') app.use(tollbooth(tollboothOptions()));
+if (mode === 'hook') {
+  app.use(async (_ctx, next) => {
+    await settled;
+    await next();
+  });
+}
+app.use(router.routes());
+await announce(createServer(app.callback()));
