@@ -1,6 +1,5 @@
 // @tollbooth/fastify: a Fastify plugin for the Tollbooth payment gate. It translates the request
 // in `onRequest`, settles in `onSend` and writes what the gate decides; no protocol logic.
-import { buffer } from 'node:stream/consumers';
 import {
   createPaymentGate,
   type GateResponse,
@@ -11,6 +10,9 @@ import {
   type RouteTable,
   TollboothError,
   type TollboothGate,
+  toBodyBytes,
+  toHandlerHeaders,
+  toOutgoingHeaders,
   toRequestView,
 } from '@tollbooth/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -49,18 +51,9 @@ export type TollboothPluginOptions =
 
 function send(reply: FastifyReply, response: GateResponse): FastifyReply {
   for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
-  for (const [name, value] of Object.entries(response.headers)) {
-    reply.header(name, name === 'set-cookie' ? value.split('\n') : value);
-  }
+  for (const [name, value] of Object.entries(toOutgoingHeaders(response))) reply.header(name, value);
   reply.header('content-length', String(response.body.byteLength));
   return reply.code(response.status);
-}
-
-async function payloadBytes(payload: unknown): Promise<Uint8Array> {
-  if (payload === null || payload === undefined) return new Uint8Array();
-  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
-  if (payload instanceof Uint8Array) return payload;
-  return buffer(payload as NodeJS.ReadableStream);
 }
 
 const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions): Promise<void> => {
@@ -130,11 +123,8 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const payment = request.payment;
     if (!payment) return payload;
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value : String(value);
-    }
-    const body = await payloadBytes(payload);
+    const headers = toHandlerHeaders(reply.getHeaders());
+    const body = await toBodyBytes(payload);
     const response = await current().finish(payment, { status: reply.statusCode, headers, body });
     send(reply, response);
     return Buffer.from(response.body);
@@ -148,7 +138,7 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
  *
  * @throws TollboothError `invalid_config` (at `ready()`) listing every configuration problem.
  * @example
- * await app.register(tollbooth, { schemes: [exactEvmScheme()], facilitator });
+ * await app.register(tollbooth, { schemes: [createExactEvmScheme()], facilitator });
  * app.get('/api/v1/fees/now', { config: { payment: { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } } } },
  *   async (request) => ({ payer: request.payment?.payer }));
  */

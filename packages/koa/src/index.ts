@@ -1,13 +1,14 @@
 // @tollbooth/koa: a thin Koa middleware for the Tollbooth payment gate. It translates the
 // request, settles after `await next()` and writes what the gate decides; no protocol logic.
-import { buffer } from 'node:stream/consumers';
 import {
   createPaymentGate,
   type GateResponse,
-  type HandlerResponse,
   type PaidRequest,
   type PaymentGateOptions,
   type TollboothGate,
+  toBodyBytes,
+  toHandlerHeaders,
+  toOutgoingHeaders,
   toRequestView,
 } from '@tollbooth/core';
 import type { Context, Middleware } from 'koa';
@@ -25,32 +26,10 @@ export type TollboothOptions = PaymentGateOptions | { gate: TollboothGate };
 /** The middleware, with the gate it drives (route table, ledger). */
 export type TollboothMiddleware = Middleware & { readonly gate: TollboothGate };
 
-/** The bytes Koa would send for `ctx.body`: Buffer, string, stream, Blob/Response, JSON or nothing. */
-async function bodyBytes(body: unknown): Promise<Uint8Array> {
-  if (body === null || body === undefined) return new Uint8Array();
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  if (body instanceof Uint8Array) return body;
-  if (body instanceof Blob || body instanceof Response) return new Uint8Array(await body.arrayBuffer());
-  if (typeof (body as { pipe?: unknown }).pipe === 'function' || body instanceof ReadableStream) {
-    return buffer(body as NodeJS.ReadableStream);
-  }
-  return Buffer.from(JSON.stringify(body), 'utf8');
-}
-
-function handlerResponse(ctx: Context, body: Uint8Array): HandlerResponse {
-  const headers: HandlerResponse['headers'] = {};
-  for (const [name, value] of Object.entries(ctx.response.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value : String(value);
-  }
-  return { status: ctx.status, headers, body };
-}
-
 function send(ctx: Context, response: GateResponse): void {
   for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
   ctx.status = response.status;
-  for (const [name, value] of Object.entries(response.headers)) {
-    ctx.set(name, name === 'set-cookie' ? value.split('\n') : value);
-  }
+  for (const [name, value] of Object.entries(toOutgoingHeaders(response))) ctx.set(name, value);
   ctx.body = Buffer.from(response.body);
 }
 
@@ -63,7 +42,7 @@ function send(ctx: Context, response: GateResponse): void {
  * @example
  * app.use(tollbooth({
  *   routes: { 'GET /api/v1/fees/now': { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } } },
- *   schemes: [exactEvmScheme()],
+ *   schemes: [createExactEvmScheme()],
  *   facilitator: createHttpFacilitatorClient({ url: 'https://x402.org/facilitator' }),
  * }));
  * app.use(router.routes());
@@ -88,7 +67,12 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
       await gate.release(payment);
       throw error;
     }
-    send(ctx, await gate.finish(payment, handlerResponse(ctx, await bodyBytes(ctx.body))));
+    const handled = {
+      status: ctx.status,
+      headers: toHandlerHeaders(ctx.response.headers),
+      body: await toBodyBytes(ctx.body),
+    };
+    send(ctx, await gate.finish(payment, handled));
   };
   return Object.assign(middleware, { gate });
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { GateResponse, HandlerResponse, RequestView } from '../gate/types';
+import { toHandlerHeaders, toOutgoingHeaders } from './adapter-helpers';
 
 /** A handler response being captured from a Node `ServerResponse`. */
 export interface ResponseCapture {
@@ -83,12 +84,11 @@ export function captureResponse(res: ServerResponse): ResponseCapture {
     if (buffer) chunks.push(buffer);
     const cb = [chunk, encoding, callback].find((arg) => typeof arg === 'function') as Callback | undefined;
     restore();
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(res.getHeaders())) {
-      if (value !== undefined)
-        headers[name.toLowerCase()] = Array.isArray(value) ? value.map(String) : String(value);
-    }
-    resolve({ status: res.statusCode, headers, body: Buffer.concat(chunks) });
+    resolve({
+      status: res.statusCode,
+      headers: toHandlerHeaders(res.getHeaders()),
+      body: Buffer.concat(chunks),
+    });
     if (cb) process.nextTick(cb);
     return res;
   }) as ServerResponse['end'];
@@ -109,10 +109,7 @@ export function writeGateResponse(res: ServerResponse, response: GateResponse): 
     return;
   }
   for (const name of res.getHeaderNames()) res.removeHeader(name);
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (name === 'set-cookie') res.setHeader(name, value.split('\n'));
-    else res.setHeader(name, value);
-  }
+  for (const [name, value] of Object.entries(toOutgoingHeaders(response))) res.setHeader(name, value);
   res.setHeader('content-length', String(response.body.byteLength));
   res.statusCode = response.status;
   res.end(Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength));

@@ -1,1 +1,2 @@
+export * from './adapter-helpers';
 export * from './buffer-response';
