@@ -22,11 +22,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const url = process.env['FACILITATOR_URL'];
   const devnet = url ? undefined : await startDevnet();
   const facilitator = devnet
-    ? createExactEvmFacilitator({
-        account: devnet.accounts.facilitator.privateKey,
-        chain: devnet.chain,
-        rpcUrl: devnet.rpcUrl,
-      })
+    ? createExactEvmFacilitator(devnet.facilitatorOptions)
     : createHttpFacilitatorClient({ url: url! });
   const payTo = process.env['PAY_TO'] ?? devnet!.accounts.payTo.address;
   createApp({ payTo, facilitator }).listen(4021, () => console.log('GET http://localhost:4021/joke'));

@@ -21,11 +21,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const url = process.env['FACILITATOR_URL'];
   const devnet = url ? undefined : await startDevnet();
   const facilitator = devnet
-    ? createExactEvmFacilitator({
-        account: devnet.accounts.facilitator.privateKey,
-        chain: devnet.chain,
-        rpcUrl: devnet.rpcUrl,
-      })
+    ? createExactEvmFacilitator(devnet.facilitatorOptions)
     : createHttpFacilitatorClient({ url: url! });
   const app = await createApp({
     payTo: process.env['PAY_TO'] ?? devnet!.accounts.payTo.address,

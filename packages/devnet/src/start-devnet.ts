@@ -152,6 +152,11 @@ export interface Devnet {
     /** Hold `payerBalance` of the token each. */
     readonly payers: readonly DevnetAccount[];
   };
+  /**
+   * What a facilitator needs to settle here from the `facilitator` account, e.g.
+   * `createExactEvmFacilitator(devnet.facilitatorOptions)` from `@tollbooth/evm`.
+   */
+  readonly facilitatorOptions: { readonly account: Hex; readonly chain: Chain; readonly rpcUrl: string };
   readonly publicClient: DevnetPublicClient;
   /** viem test client (mode anvil): snapshots, impersonation, setCode and the like. */
   readonly testClient: DevnetTestClient;
@@ -408,6 +413,7 @@ async function setUp(o: ResolvedOptions, rpcUrl: string, stopAnvil: () => Promis
     token,
     multicall3: MULTICALL3_ADDRESS,
     accounts,
+    facilitatorOptions: { account: accounts.facilitator.privateKey, chain, rpcUrl },
     publicClient,
     testClient,
     clientFor: (privateKey, clientOptions) =>

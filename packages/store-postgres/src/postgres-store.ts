@@ -1,14 +1,19 @@
 import {
   type ClaimResult,
+  fromLedgerRow,
+  LEDGER_JSON_COLUMNS,
   LEDGER_QUERY_DEFAULT_LIMIT,
+  type LedgerColumn,
   type LedgerEntry,
   type LedgerExpectation,
   type LedgerPatch,
   type LedgerQuery,
+  type LedgerRow,
   type LedgerState,
   type LedgerStore,
   type PaymentIdentity,
   TollboothError,
+  toLedgerColumns,
 } from '@tollbooth/core';
 import pg from 'pg';
 
@@ -49,104 +54,15 @@ export interface PostgresLedgerStore extends LedgerStore {
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,50}$/;
 
-interface Row {
-  id: string;
-  state: LedgerState;
-  resource: string;
-  route: string;
-  network: string;
-  payer: string | null;
-  payload: string | null;
-  requirements: string | null;
-  valid_before: string;
-  transaction_hash: string | null;
-  receipt: string | null;
-  response_status: number | null;
-  response_headers: string | null;
-  response_body: Buffer | null;
-  error: string | null;
-  owner: string;
-  lease_until: string;
-  created_at: string;
-  updated_at: string;
-  expires_at: string;
-}
-
 // JSON columns are read back as text: `pg` would turn both SQL NULL and a JSON `null` into `null`.
 const COLUMNS = `id, state, resource, route, network, payer, payload::text AS payload,
   requirements::text AS requirements, valid_before, transaction_hash, receipt::text AS receipt,
   response_status, response_headers::text AS response_headers, response_body, error::text AS error,
   owner, lease_until, created_at, updated_at, expires_at`;
 
-const JSON_COLUMNS = new Set(['payload', 'requirements', 'receipt', 'response_headers', 'error']);
-
-type Value = string | number | Buffer;
-
-/** Columns and values for the fields of an entry or a patch; `undefined` fields are left out. */
-function toColumns(fields: Partial<LedgerEntry>): Array<[string, Value]> {
-  const columns: Array<[string, Value]> = [];
-  const put = (column: string, value: Value | undefined) => {
-    if (value !== undefined) columns.push([column, value]);
-  };
-  const json = (value: unknown) => (value === undefined ? undefined : JSON.stringify(value));
-  put('id', fields.id);
-  put('state', fields.state);
-  put('resource', fields.resource);
-  put('route', fields.route);
-  put('network', fields.network);
-  put('payer', fields.payer);
-  put('payload', json(fields.payload));
-  put('requirements', json(fields.requirements));
-  put('valid_before', fields.validBefore);
-  put('transaction_hash', fields.transaction);
-  put('receipt', json(fields.receipt));
-  if (fields.response !== undefined) {
-    const { status, headers, body } = fields.response;
-    put('response_status', status);
-    put('response_headers', JSON.stringify(headers));
-    put('response_body', Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  }
-  put('error', json(fields.error));
-  put('owner', fields.owner);
-  put('lease_until', fields.leaseUntil);
-  put('created_at', fields.createdAt);
-  put('updated_at', fields.updatedAt);
-  put('expires_at', fields.expiresAt);
-  return columns;
-}
-
 /** `$n`, cast to jsonb for JSON columns (the value is always sent as JSON text). */
-const param = (column: string, n: number) => (JSON_COLUMNS.has(column) ? `$${n}::jsonb` : `$${n}`);
-
-function fromRow(row: Row): LedgerEntry {
-  const entry: LedgerEntry = {
-    id: row.id,
-    state: row.state,
-    resource: row.resource,
-    route: row.route,
-    network: row.network,
-    payload: row.payload === null ? undefined : JSON.parse(row.payload),
-    requirements: row.requirements === null ? undefined : JSON.parse(row.requirements),
-    validBefore: Number(row.valid_before),
-    owner: row.owner,
-    leaseUntil: Number(row.lease_until),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    expiresAt: Number(row.expires_at),
-  };
-  if (row.payer !== null) entry.payer = row.payer;
-  if (row.transaction_hash !== null) entry.transaction = row.transaction_hash;
-  if (row.receipt !== null) entry.receipt = JSON.parse(row.receipt);
-  if (row.response_status !== null) {
-    entry.response = {
-      status: row.response_status,
-      headers: JSON.parse(row.response_headers ?? '{}'),
-      body: row.response_body === null ? new Uint8Array(0) : new Uint8Array(row.response_body),
-    };
-  }
-  if (row.error !== null) entry.error = JSON.parse(row.error);
-  return entry;
-}
+const param = (column: string, n: number) =>
+  LEDGER_JSON_COLUMNS.has(column as LedgerColumn) ? `$${n}::jsonb` : `$${n}`;
 
 function resolveOptions(options: PostgresLedgerStoreOptions) {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
@@ -269,8 +185,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
     if (closed) throw new TollboothError('ledger_unavailable', 'The Postgres ledger store is closed');
     await migrate();
   };
-  const rows = async (sql: string, params: unknown[]): Promise<Row[]> =>
-    (await pool.query<Row>(sql, params)).rows;
+  const rows = async (sql: string, params: unknown[]): Promise<LedgerRow[]> =>
+    (await pool.query<LedgerRow>(sql, params)).rows;
 
   const condition = (expect: LedgerExpectation, first: number) => {
     let sql = `state = ANY($${first}::text[])`;
@@ -302,7 +218,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
 
     async claim(entry: LedgerEntry): Promise<ClaimResult> {
       await ready();
-      const columns = toColumns(entry);
+      const columns = toLedgerColumns(entry);
       const insert = `INSERT INTO ${table} (${columns.map(([c]) => c).join(', ')})
         VALUES (${columns.map(([c], i) => param(c, i + 1)).join(', ')})
         ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`;
@@ -310,16 +226,16 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       // The existing entry can be removed between the insert and the read: then insert again.
       for (;;) {
         const [inserted] = await rows(insert, values);
-        if (inserted) return { acquired: true, entry: fromRow(inserted) };
+        if (inserted) return { acquired: true, entry: fromLedgerRow(inserted) };
         const [existing] = await rows(`SELECT ${COLUMNS} FROM ${table} WHERE id = $1`, [entry.id]);
-        if (existing) return { acquired: false, entry: fromRow(existing) };
+        if (existing) return { acquired: false, entry: fromLedgerRow(existing) };
       }
     },
 
     async get(id: PaymentIdentity) {
       await ready();
       const [row] = await rows(`SELECT ${COLUMNS} FROM ${table} WHERE id = $1`, [id]);
-      return row ? fromRow(row) : undefined;
+      return row ? fromLedgerRow(row) : undefined;
     },
 
     async update(id: PaymentIdentity, expect: LedgerExpectation, patch: LedgerPatch) {
@@ -331,7 +247,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
         updatedAt: _u,
         ...fields
       } = patch as LedgerPatch & Partial<LedgerEntry>;
-      const columns = toColumns(fields);
+      const columns = toLedgerColumns(fields);
       columns.push(['updated_at', Date.now()]);
       const where = condition(expect, columns.length + 2);
       const [row] = await rows(
@@ -339,7 +255,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
          WHERE id = $${columns.length + 1} AND ${where.sql} RETURNING ${COLUMNS}`,
         [...columns.map(([, v]) => v), id, ...where.params],
       );
-      return row ? fromRow(row) : undefined;
+      return row ? fromLedgerRow(row) : undefined;
     },
 
     async remove(id: PaymentIdentity, expect: LedgerExpectation) {
@@ -380,7 +296,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
          ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $${params.length}`,
         params,
       );
-      return found.map(fromRow);
+      return found.map(fromLedgerRow);
     },
 
     purgeExpired: purge,

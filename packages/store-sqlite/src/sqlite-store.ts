@@ -1,14 +1,18 @@
 import {
   type ClaimResult,
+  fromLedgerRow,
   LEDGER_QUERY_DEFAULT_LIMIT,
+  type LedgerColumnValue,
   type LedgerEntry,
   type LedgerExpectation,
   type LedgerPatch,
   type LedgerQuery,
+  type LedgerRow,
   type LedgerState,
   type LedgerStore,
   type PaymentIdentity,
   TollboothError,
+  toLedgerColumns,
 } from '@tollbooth/core';
 import Database from 'better-sqlite3';
 
@@ -38,96 +42,6 @@ export const SQLITE_LEDGER_STORE_DEFAULTS: Readonly<{
 });
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
-interface Row {
-  id: string;
-  state: LedgerState;
-  resource: string;
-  route: string;
-  network: string;
-  payer: string | null;
-  payload: string | null;
-  requirements: string | null;
-  valid_before: number;
-  transaction_hash: string | null;
-  receipt: string | null;
-  response_status: number | null;
-  response_headers: string | null;
-  response_body: Buffer | null;
-  error: string | null;
-  owner: string;
-  lease_until: number;
-  created_at: number;
-  updated_at: number;
-  expires_at: number;
-}
-
-type Value = string | number | Buffer | null;
-
-const toJson = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
-const fromJson = (text: string | null): unknown => (text === null ? undefined : JSON.parse(text));
-
-/** Columns and values for the fields of an entry or a patch; `undefined` fields are left out. */
-function toColumns(fields: Partial<LedgerEntry>): Array<[string, Value]> {
-  const columns: Array<[string, Value]> = [];
-  const put = (column: string, value: Value | undefined) => {
-    if (value !== undefined) columns.push([column, value]);
-  };
-  put('id', fields.id);
-  put('state', fields.state);
-  put('resource', fields.resource);
-  put('route', fields.route);
-  put('network', fields.network);
-  put('payer', fields.payer);
-  if (fields.payload !== undefined) put('payload', toJson(fields.payload));
-  if (fields.requirements !== undefined) put('requirements', toJson(fields.requirements));
-  put('valid_before', fields.validBefore);
-  put('transaction_hash', fields.transaction);
-  if (fields.receipt !== undefined) put('receipt', toJson(fields.receipt));
-  if (fields.response !== undefined) {
-    const { status, headers, body } = fields.response;
-    put('response_status', status);
-    put('response_headers', JSON.stringify(headers));
-    put('response_body', Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  }
-  if (fields.error !== undefined) put('error', JSON.stringify(fields.error));
-  put('owner', fields.owner);
-  put('lease_until', fields.leaseUntil);
-  put('created_at', fields.createdAt);
-  put('updated_at', fields.updatedAt);
-  put('expires_at', fields.expiresAt);
-  return columns;
-}
-
-function fromRow(row: Row): LedgerEntry {
-  const entry: LedgerEntry = {
-    id: row.id,
-    state: row.state,
-    resource: row.resource,
-    route: row.route,
-    network: row.network,
-    payload: fromJson(row.payload),
-    requirements: fromJson(row.requirements),
-    validBefore: row.valid_before,
-    owner: row.owner,
-    leaseUntil: row.lease_until,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    expiresAt: row.expires_at,
-  };
-  if (row.payer !== null) entry.payer = row.payer;
-  if (row.transaction_hash !== null) entry.transaction = row.transaction_hash;
-  if (row.receipt !== null) entry.receipt = JSON.parse(row.receipt);
-  if (row.response_status !== null) {
-    entry.response = {
-      status: row.response_status,
-      headers: JSON.parse(row.response_headers ?? '{}'),
-      body: row.response_body === null ? new Uint8Array(0) : new Uint8Array(row.response_body),
-    };
-  }
-  if (row.error !== null) entry.error = JSON.parse(row.error);
-  return entry;
-}
 
 function resolveOptions(options: SqliteLedgerStoreOptions) {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
@@ -222,7 +136,7 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
   }
   db.exec(schema(table));
 
-  const selectById = db.prepare<[string], Row>(`SELECT * FROM ${table} WHERE id = ?`);
+  const selectById = db.prepare<[string], LedgerRow>(`SELECT * FROM ${table} WHERE id = ?`);
   const purge = db.prepare<[number]>(`DELETE FROM ${table} WHERE expires_at < ?`);
   const statements = new Map<string, Database.Statement>();
   const cached = (sql: string): Database.Statement => {
@@ -235,18 +149,18 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
   };
 
   const claim = db.transaction((entry: LedgerEntry): ClaimResult => {
-    const columns = toColumns(entry);
+    const columns = toLedgerColumns(entry);
     const inserted = cached(
       `INSERT INTO ${table} (${columns.map(([c]) => c).join(', ')}) VALUES (${placeholders(columns.length)})
        ON CONFLICT (id) DO NOTHING`,
     ).run(...columns.map(([, v]) => v));
     const row = selectById.get(entry.id)!;
-    return { acquired: inserted.changes === 1, entry: fromRow(row) };
+    return { acquired: inserted.changes === 1, entry: fromLedgerRow(row) };
   });
 
-  const condition = (expect: LedgerExpectation): { sql: string; params: Value[] } => {
+  const condition = (expect: LedgerExpectation): { sql: string; params: LedgerColumnValue[] } => {
     let sql = `id = ? AND state IN (${placeholders(expect.state.length)})`;
-    const params: Value[] = [...expect.state];
+    const params: LedgerColumnValue[] = [...expect.state];
     if (expect.owner !== undefined) {
       sql += ' AND owner = ?';
       params.push(expect.owner);
@@ -280,7 +194,7 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     async get(id: PaymentIdentity) {
       assertOpen();
       const row = selectById.get(id);
-      return row ? fromRow(row) : undefined;
+      return row ? fromLedgerRow(row) : undefined;
     },
 
     async update(id: PaymentIdentity, expect: LedgerExpectation, patch: LedgerPatch) {
@@ -292,13 +206,13 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
         updatedAt: _u,
         ...fields
       } = patch as LedgerPatch & Partial<LedgerEntry>;
-      const columns = toColumns(fields);
+      const columns = toLedgerColumns(fields);
       columns.push(['updated_at', Date.now()]);
       const where = condition(expect);
       const row = cached(
         `UPDATE ${table} SET ${columns.map(([c]) => `${c} = ?`).join(', ')} WHERE ${where.sql} RETURNING *`,
-      ).get(...columns.map(([, v]) => v), id, ...where.params) as Row | undefined;
-      return row ? fromRow(row) : undefined;
+      ).get(...columns.map(([, v]) => v), id, ...where.params) as LedgerRow | undefined;
+      return row ? fromLedgerRow(row) : undefined;
     },
 
     async remove(id: PaymentIdentity, expect: LedgerExpectation) {
@@ -315,7 +229,7 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
         throw new TollboothError('invalid_config', `limit must be a non-negative integer (got ${limit})`);
       }
       const clauses: string[] = [];
-      const params: Value[] = [];
+      const params: LedgerColumnValue[] = [];
       if (query.id !== undefined) {
         clauses.push('id = ?');
         params.push(query.id);
@@ -338,8 +252,8 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       const rows = cached(`SELECT * FROM ${table} ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(
         ...params,
         limit,
-      ) as Row[];
-      return rows.map(fromRow);
+      ) as LedgerRow[];
+      return rows.map(fromLedgerRow);
     },
 
     async purgeExpired(now: number) {

@@ -1,2 +1,3 @@
+export * from './ledger-row';
 export * from './settlement-ledger';
 export * from './types';
