@@ -271,6 +271,7 @@ function amountOf(requirement: PaymentRequirements | PaymentRequirementsV1): big
 }
 
 function minAmount(requirements: Array<PaymentRequirements | PaymentRequirementsV1>): bigint {
+  // biome-ignore lint/complexity/useMathMinMax: Math.min does not take bigints
   return requirements.map(amountOf).reduce((a, b) => (b < a ? b : a));
 }
 
