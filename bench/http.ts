@@ -62,6 +62,8 @@ export interface CaseResult {
   ratio?: Spread;
   /** CPU per request minus the baseline's, per round, µs. */
   extraCpuUs?: Spread;
+  /** Baseline CPU per request / this case's: the throughput ratio if both were bound by the server's CPU. */
+  cpuRatio?: Spread;
   unexpected: number;
   errors: number;
   mode: string;
@@ -123,34 +125,74 @@ async function runOnce(c: HttpCase, config: BenchConfig, seconds: number): Promi
 }
 
 /** Runs the cases interleaved and summarises them. */
+/** One measured run of a case, with the baseline runs right before and after it. */
+interface Bracketed {
+  ratio: number;
+  extraCpuUs: number;
+  cpuRatio: number;
+}
+
+/**
+ * Runs the cases interleaved and summarises them. Cases are grouped with their baseline; each
+ * round visits the groups (and the cases inside a group) starting one further on, and inside a
+ * group runs the baseline before every case and once more after the last (B A B C B D B …), so
+ * each case is compared with the mean of the two baseline runs bracketing it: a machine whose load
+ * drifts over seconds moves both alike.
+ */
 export async function runInterleaved(
   cases: HttpCase[],
   config: BenchConfig,
   options: { rounds: number; seconds: number; warmupSeconds: number; log: (line: string) => void },
 ): Promise<CaseResult[]> {
   const samples = new Map<string, RunSample[]>(cases.map((c) => [c.id, []]));
+  const bracketed = new Map<string, Bracketed[]>(cases.map((c) => [c.id, []]));
   if (options.warmupSeconds > 0) {
     for (const c of cases) {
       const s = await runOnce(c, config, options.warmupSeconds);
       options.log(`  warm-up ${c.id}: ${Math.round(s.rps)} req/s`);
     }
   }
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const groups: { baseline: HttpCase | undefined; members: HttpCase[] }[] = [];
+  for (const c of cases) {
+    if (c.baseline && byId.has(c.baseline)) continue;
+    groups.push({ baseline: c, members: cases.filter((m) => m.baseline === c.id) });
+  }
+  const rotate = <T>(list: readonly T[], by: number) => list.map((_, i) => list[(i + by) % list.length]!);
   for (let round = 0; round < options.rounds; round++) {
-    const order = cases.map((_, i) => cases[(i + round) % cases.length]!);
     const line: string[] = [];
-    for (const c of order) {
+    const run = async (c: HttpCase) => {
       const s = await runOnce(c, config, options.seconds);
       samples.get(c.id)!.push(s);
       line.push(`${c.id} ${Math.round(s.rps)}`);
+      return s;
+    };
+    for (const group of rotate(groups, round)) {
+      const base = group.baseline!;
+      let before = await run(base);
+      for (const member of rotate(group.members, round)) {
+        const s = await run(member);
+        const after = await run(base);
+        const rps = (before.rps + after.rps) / 2;
+        const cpu = (before.cpuUs + after.cpuUs) / 2;
+        bracketed
+          .get(member.id)!
+          .push({ ratio: s.rps / rps, extraCpuUs: s.cpuUs - cpu, cpuRatio: cpu / s.cpuUs });
+        before = after;
+      }
     }
     options.log(`  round ${round + 1}/${options.rounds}: ${line.join(' | ')}`);
   }
-  return cases.map((c) => summarise(c, samples, config));
+  return cases.map((c) => summarise(c, samples, bracketed.get(c.id)!, config));
 }
 
-function summarise(c: HttpCase, all: Map<string, RunSample[]>, config: BenchConfig): CaseResult {
+function summarise(
+  c: HttpCase,
+  all: Map<string, RunSample[]>,
+  pairs: Bracketed[],
+  config: BenchConfig,
+): CaseResult {
   const samples = all.get(c.id)!;
-  const base = c.baseline ? all.get(c.baseline) : undefined;
   const result: CaseResult = {
     id: c.id,
     framework: c.framework,
@@ -166,9 +208,10 @@ function summarise(c: HttpCase, all: Map<string, RunSample[]>, config: BenchConf
     mode: c.pool ? `${config.paidPerRun} requests per run` : `${config.durationSeconds} s per run`,
   };
   if (c.baseline) result.baseline = c.baseline;
-  if (base) {
-    result.ratio = spread(samples.map((s, i) => s.rps / (base[i]?.rps ?? Number.NaN)));
-    result.extraCpuUs = spread(samples.map((s, i) => s.cpuUs - (base[i]?.cpuUs ?? Number.NaN)));
+  if (pairs.length > 0) {
+    result.ratio = spread(pairs.map((p) => p.ratio));
+    result.extraCpuUs = spread(pairs.map((p) => p.extraCpuUs));
+    result.cpuRatio = spread(pairs.map((p) => p.cpuRatio));
   }
   return result;
 }

@@ -33,9 +33,9 @@ export interface BenchConfig {
 const HELP = `npm run bench -- [options]
   --quick                 short development run (2 rounds x 1 s, small pools)
   --only=http,micro,...   sections: ${SECTIONS.join(', ')}
-  --rounds=N              interleaved rounds (default 5; env BENCH_ROUNDS)
-  --duration=S            seconds per timed HTTP run (default 3; env BENCH_DURATION)
-  --warmup=S              warm-up seconds per case (default 2; env BENCH_WARMUP)
+  --rounds=N              interleaved rounds (default 4; env BENCH_ROUNDS)
+  --duration=S            seconds per timed HTTP run (default 2; env BENCH_DURATION)
+  --warmup=S              warm-up seconds per case (default 1.5; env BENCH_WARMUP)
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
   --paid=N                paid requests per run (default 2000; env BENCH_PAID)
   --payers=N --payments=N devnet payers and payments each (default 20 x 10)
@@ -82,16 +82,16 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
   const config: BenchConfig = {
     quick,
     sections,
-    rounds: num(values.rounds, 'BENCH_ROUNDS', 5, 2),
-    durationSeconds: num(values.duration, 'BENCH_DURATION', 3, 1),
-    warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 2, 1, 0),
+    rounds: num(values.rounds, 'BENCH_ROUNDS', 4, 2),
+    durationSeconds: num(values.duration, 'BENCH_DURATION', 2, 1),
+    warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 1.5, 1, 0),
     connections: num(values.connections, 'BENCH_CONNECTIONS', 50, 50),
     paidPerRun: num(values.paid, 'BENCH_PAID', 2000, 300),
     payers: num(values.payers, 'BENCH_PAYERS', 20, 5),
     paymentsPerPayer: num(values.payments, 'BENCH_PAYMENTS', 10, 4),
     batches: num(undefined, 'BENCH_BATCHES', 9, 5),
     scalingRounds: num(undefined, 'BENCH_SCALING_ROUNDS', 3, 2),
-    scalingSeconds: num(undefined, 'BENCH_SCALING_SECONDS', 2, 1),
+    scalingSeconds: num(undefined, 'BENCH_SCALING_SECONDS', 1.5, 1),
     output: values['no-write'] ? undefined : (values.out ?? 'docs/benchmarks.md'),
   };
   if (problems.length > 0) {
