@@ -91,7 +91,7 @@ describe('startDevnet', () => {
   it('holds transactions until mine() when automine is off, and moves chain time on request', async () => {
     const devnet = await start({ chainId: 8453, automine: false, payers: 1 });
     const payer = devnet.accounts.payers[0]!;
-    const before = await devnet.publicClient.getBlockNumber();
+    const before = await devnet.publicClient.getBlockNumber({ cacheTime: 0 });
     const hash = await devnet.clientFor(payer.privateKey).writeContract({
       address: devnet.token.address,
       abi: devnet.token.abi,
