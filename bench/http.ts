@@ -5,6 +5,9 @@
 import autocannon, { type RequestSpec, type Result } from 'autocannon';
 import type { BenchConfig } from './lib/config';
 import { HELLO_PATH, PAID_PATH } from './lib/fixtures';
+
+const FEE_PREVIEW_PATH = '/api/v1/fees/preview';
+
 import type { PaymentPool } from './lib/payments';
 import { type ServerProcess, spawnServer } from './lib/server-process';
 import { type Spread, spread } from './lib/stats';
@@ -384,11 +387,47 @@ export async function runHttpSection(
   };
 }
 
-/** The fee service's preview endpoint against its bare framework, once the fee service has an app. */
+/**
+ * The fee service's free preview endpoint (the whole service on its default Fastify mount) against
+ * its bare framework: the same preview handler on a bare Fastify app. Bare Fastify hello is
+ * measured too, for scale.
+ */
 async function feeServiceCases(
-  _start: (name: string, file: string, args?: string[]) => Promise<ServerProcess | undefined>,
+  start: (name: string, file: string, args?: string[]) => Promise<ServerProcess | undefined>,
   notes: string[],
 ): Promise<HttpCase[]> {
-  notes.push('The fee service (examples/fee-service) has no HTTP app yet: the fee preview case is not run.');
-  return [];
+  const service = await start('fee-service', 'fee-service', ['service']);
+  const bare = await start('fee-preview-bare', 'fee-service', ['bare']);
+  if (!service || !bare) return [];
+  for (const server of [service, bare]) {
+    const probe = await fetch(`${server.url}${FEE_PREVIEW_PATH}`);
+    await probe.arrayBuffer();
+    if (probe.status !== 200) {
+      notes.push(
+        `${server.name} answered the preview with ${probe.status}; the fee preview cases are left out.`,
+      );
+      return [];
+    }
+  }
+  return [
+    {
+      id: 'fee/bare',
+      framework: 'Fastify 5',
+      label: "preview handler alone on bare Fastify (the preview's bare framework)",
+      kind: 'fee-bare',
+      server: bare,
+      path: FEE_PREVIEW_PATH,
+      expectStatus: 200,
+    },
+    {
+      id: 'fee/preview',
+      framework: 'Fastify 5',
+      label: 'fee service: GET /api/v1/fees/preview (Tollbooth gate, metrics, hooks)',
+      kind: 'fee-preview',
+      server: service,
+      path: FEE_PREVIEW_PATH,
+      baseline: 'fee/bare',
+      expectStatus: 200,
+    },
+  ];
 }

@@ -23,7 +23,10 @@ export function countRequests(server: Server): void {
 }
 
 /** Listens on a free loopback port (unless listening already) and prints `PORT=<n>` for the parent. */
-export async function announce(server: Server, extra: Record<string, string> = {}): Promise<void> {
+export async function announce(
+  server: Server,
+  options: { info?: Record<string, string>; stop?: () => Promise<void> } = {},
+): Promise<void> {
   countRequests(server);
   if (!server.listening) {
     await new Promise<void>((resolve, reject) => {
@@ -39,12 +42,18 @@ export async function announce(server: Server, extra: Record<string, string> = {
     }
   });
   const stop = () => {
-    server.closeAllConnections();
-    server.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 1000).unref();
+    // A server with its own shutdown (the fee service stops its devnet) runs it; others just close.
+    const own = options.stop;
+    if (own) {
+      void own().finally(() => process.exit(0));
+    } else {
+      server.closeAllConnections();
+      server.close(() => process.exit(0));
+    }
+    setTimeout(() => process.exit(0), 10_000).unref();
   };
   process.once('SIGTERM', stop);
   process.once('disconnect', stop);
-  for (const [k, v] of Object.entries(extra)) process.stdout.write(`${k}=${v}\n`);
+  for (const [k, v] of Object.entries(options.info ?? {})) process.stdout.write(`${k}=${v}\n`);
   process.stdout.write(`PORT=${port}\n`);
 }

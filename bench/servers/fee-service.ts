@@ -1,0 +1,52 @@
+// The example fee service on embedded defaults (the mempool simulator as upstream, the devnet
+// with the in-process facilitator, an in-memory SQLite ledger), rate limiting off (the benchmark
+// is one client) and logs silent. `fee-service.ts service` serves the whole service (its default
+// Fastify mount: Tollbooth gate, metrics, hooks); `fee-service.ts bare` serves only the preview
+// handler, fed by the same kind of snapshot service, on a bare Fastify app — the preview's bare
+// framework. (The whole service still runs in that process for its snapshots, but is not asked.)
+import { loadConfig } from '@tollbooth/fee-service/src/config';
+import { FEE_PREVIEW_PATH, previewHandler } from '@tollbooth/fee-service/src/resources/fee-preview';
+import type { ResourceDeps } from '@tollbooth/fee-service/src/resources/types';
+import { startFeeService } from '@tollbooth/fee-service/src/service';
+import Fastify from 'fastify';
+import { announce } from '../lib/serve';
+
+const config = loadConfig({
+  ...process.env,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LEDGER_URL: 'sqlite::memory:',
+  RATE_LIMIT_ENABLED: 'false',
+  LOG_LEVEL: 'silent',
+});
+const service = await startFeeService(config);
+if (process.argv[2] === 'bare') {
+  const deps = { snapshots: service.snapshots, terms: { network: config.payment.network } } as ResourceDeps;
+  const app = Fastify({ logger: false });
+  app.get(FEE_PREVIEW_PATH, async (request, reply) => {
+    const result = previewHandler(
+      {
+        method: 'GET',
+        url: new URL(request.url, `http://${request.host}`),
+        params: {},
+        header: (name) => request.headers[name.toLowerCase()] as string | undefined,
+        requestId: '',
+        payment: undefined,
+      },
+      deps,
+    );
+    return reply
+      .code(result.status)
+      .headers(result.headers ?? {})
+      .send(result.body);
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  await announce(app.server, {
+    stop: async () => {
+      await app.close();
+      await service.close();
+    },
+  });
+} else {
+  await announce(service.server, { stop: () => service.close() });
+}
