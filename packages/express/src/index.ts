@@ -43,6 +43,7 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
   const gate = 'gate' in options ? options.gate : createPaymentGate(options);
 
   const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (!gate.isPaid(req.method, req.originalUrl)) return next();
     const view = toRequestView(req, {
       protocol: req.protocol,
       // Express 5's req.host: the Host header, or X-Forwarded-Host when 'trust proxy' is set.

@@ -107,27 +107,38 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
   });
   if (!fastify.hasRequestDecorator('payment')) fastify.decorateRequest('payment', null);
 
-  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Callback-style hooks: free routes and unpaid responses pass without creating a promise.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const gate = current();
     // The raw target, not Fastify's decoded path: the gate decodes it itself (path tricks).
+    if (!gate.isPaid(request.method, request.raw.url ?? '/')) return done();
     const view = toRequestView(request.raw, { protocol: request.protocol, host: request.host });
     view.raw = request;
-    const outcome = await current().handle(view);
-    if (outcome.kind === 'pass') return;
-    if (outcome.kind === 'proceed') {
-      request.payment = outcome.payment;
-      return;
-    }
-    return send(reply, outcome.response).send(Buffer.from(outcome.response.body));
+    gate.handle(view).then((outcome) => {
+      if (outcome.kind === 'pass') return done();
+      if (outcome.kind === 'proceed') {
+        request.payment = outcome.payment;
+        return done();
+      }
+      send(reply, outcome.response).send(Buffer.from(outcome.response.body));
+    }, done);
   });
 
-  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     const payment = request.payment;
-    if (!payment) return payload;
-    const headers = toHandlerHeaders(reply.getHeaders());
-    const body = await toBodyBytes(payload);
-    const response = await current().finish(payment, { status: reply.statusCode, headers, body });
-    send(reply, response);
-    return Buffer.from(response.body);
+    if (!payment) return done(null, payload);
+    toBodyBytes(payload)
+      .then((body) =>
+        current().finish(payment, {
+          status: reply.statusCode,
+          headers: toHandlerHeaders(reply.getHeaders()),
+          body,
+        }),
+      )
+      .then((response) => {
+        send(reply, response);
+        done(null, Buffer.from(response.body));
+      }, done);
   });
 };
 

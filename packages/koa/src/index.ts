@@ -51,6 +51,7 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
   const gate = 'gate' in options ? options.gate : createPaymentGate(options);
 
   const middleware: Middleware = async (ctx, next) => {
+    if (!gate.isPaid(ctx.method, ctx.originalUrl)) return next();
     // `originalUrl` is the target as received; the gate decodes it itself (path tricks).
     const view = toRequestView(ctx.req, { protocol: ctx.protocol, host: ctx.host, url: ctx.originalUrl });
     view.raw = ctx;

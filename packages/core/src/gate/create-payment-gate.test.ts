@@ -92,6 +92,18 @@ describe('createPaymentGate', () => {
     expect((await gate.handle(view('/paid', {}, 'OPTIONS'))).kind).toBe('pass');
   });
 
+  it.each([
+    ['GET', '/paid', true],
+    ['HEAD', '/paid', true],
+    ['GET', '/%70aid', true],
+    ['GET', 'http://evil.example/paid', true],
+    ['OPTIONS', '/paid', false],
+    ['GET', '/free', false],
+    ['POST', '/paid', false],
+  ] as const)('tells synchronously whether %s %s is paid', (method, target, paid) => {
+    expect(gate.isPaid(method, target)).toBe(paid);
+  });
+
   it('answers 402 with the challenge in the header and the same object as body', async () => {
     const { response } = await run(view('/paid'));
     expect(response!.status).toBe(402);

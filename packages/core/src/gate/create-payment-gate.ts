@@ -83,6 +83,12 @@ export const EXPOSED_PAYMENT_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PA
 export interface TollboothGate extends PaymentGate {
   readonly routes: RouteTable;
   readonly ledger: LedgerStore;
+  /**
+   * Whether `handle` could answer anything but `pass` for this method and request target
+   * (origin-form or absolute). Synchronous, so an adapter lets free routes and preflights
+   * through without a promise: the gate costs them one route-table lookup.
+   */
+  isPaid(method: string, target: string): boolean;
 }
 
 /** Per-payment state the gate keeps between `handle` and `finish`. */
@@ -815,7 +821,10 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     await releaseQuietly(ctx);
   }
 
-  return { handle, finish, release, routes: table, ledger: store };
+  const isPaid = (method: string, target: string) =>
+    method.toUpperCase() !== 'OPTIONS' && table.match(method.toUpperCase(), target) !== undefined;
+
+  return { handle, finish, release, isPaid, routes: table, ledger: store };
 }
 
 /** `scheme://host[:port]` in URL's canonical form (default ports dropped), or '' when unparsable. */
