@@ -229,6 +229,30 @@ describe('createPaymentGate', () => {
     expect(facilitator.calls.settle).toBe(1);
   });
 
+  it('replays a byte-identical payment header without checking its signature again', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const first = await run(pay(payment));
+    const preVerify = scheme.preVerify;
+    let checks = 0;
+    scheme.preVerify = (...args) => {
+      checks++;
+      return preVerify(...args);
+    };
+    const again = await run(pay(payment));
+    expect(again.outcome.kind).toBe('replay');
+    expect(Buffer.from(again.response!.body).equals(Buffer.from(first.response!.body))).toBe(true);
+    expect(checks).toBe(0);
+    // The same payment in other bytes (keys reordered) takes the full path, and still replays.
+    const reordered = {
+      payload: payment.payload,
+      accepted: payment.accepted,
+      resource: payment.resource,
+      x402Version: 2 as const,
+    };
+    expect((await run(pay(reordered))).outcome.kind).toBe('replay');
+    expect(checks).toBe(1);
+  });
+
   it('answers payment_already_used outside the replay window and for another resource', async () => {
     const requirement = requirementOf('GET /paid');
     const payment = buildPayment(requirement, { now: Math.floor(clock / 1000) });

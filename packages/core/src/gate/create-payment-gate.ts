@@ -22,7 +22,7 @@ import {
   type RouteTable,
 } from '../routes/compile-routes';
 import type { RoutesConfig } from '../routes/types';
-import type { SchemeServer } from '../scheme';
+import type { PaymentIdentity, SchemeServer } from '../scheme';
 import { codeForReason, findRequirement } from './match-requirements';
 import type {
   GateHooks,
@@ -117,6 +117,9 @@ const V1_NAMES: Record<string, string> = Object.fromEntries(
   Object.entries(V1_NETWORKS).map(([k, v]) => [v, k]),
 );
 const RETRY = Symbol('retry');
+
+/** Most payment header texts remembered as authenticated (about 1 KiB each). */
+const AUTHENTICATED_HEADERS_MAX = 4_096;
 type Retry = typeof RETRY;
 
 /** JSON with object keys sorted (stores such as Postgres jsonb do not keep key order). */
@@ -191,6 +194,28 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
   const hooks = options.hooks ?? {};
   const logger = options.logger;
   const contexts = new WeakMap<PaidRequest, PaymentContext>();
+  /**
+   * Payment header texts this process has authenticated, and their identity. A byte-identical
+   * replay of a settled payment is answered from the ledger without decoding or recovering the
+   * signature again: the same bytes were verified before. Bounded; oldest first out.
+   */
+  const authenticatedHeaders = new Map<string, PaymentIdentity>();
+  const rememberHeader = (value: string, identity: PaymentIdentity) => {
+    if (authenticatedHeaders.size >= AUTHENTICATED_HEADERS_MAX) {
+      authenticatedHeaders.delete(authenticatedHeaders.keys().next().value as string);
+    }
+    authenticatedHeaders.set(value, identity);
+  };
+
+  /** The stored response for a byte-identical replay of a settled payment, if there is one. */
+  async function replayOf(value: string, match: RouteMatch): Promise<Outcome | undefined> {
+    const identity = authenticatedHeaders.get(value);
+    if (identity === undefined) return undefined;
+    const entry = await store.get(identity).catch(() => undefined);
+    if (!entry || entry.state !== 'settled' || !entry.response) return undefined;
+    if (entry.resource !== match.resourceUrl || now() >= ledger.replayUntil(entry)) return undefined;
+    return { kind: 'replay', response: entry.response, entry };
+  }
 
   // -- responses ---------------------------------------------------------------------------
 
@@ -336,6 +361,8 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     headerName: 'payment-signature' | 'x-payment',
   ): Promise<Outcome> {
     const route = match.route;
+    const replay = await replayOf(value, match);
+    if (replay) return replay;
     let decoded: PaymentPayload | PaymentPayloadV1;
     try {
       decoded = decodePaymentHeader(value, { maxBytes: settings.maxPaymentHeaderBytes }) as
@@ -409,6 +436,8 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       if (!pre.known || !entry)
         return reject(match, requestId, codeForReason(pre.reason, 'payment_invalid'), pre.message);
       pre = { ok: true, ...pre.known };
+    } else if (pre.authenticated !== false) {
+      rememberHeader(value, pre.identity);
     }
 
     const ctx: Omit<PaymentContext, 'endFlight'> = {
