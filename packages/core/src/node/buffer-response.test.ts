@@ -23,7 +23,7 @@ describe('writeGateResponse', () => {
   });
 
   it.each([
-    ['a small body (sent with the headers in one write)', '/small', every],
+    ['a small body', '/small', every],
     ['a large body', '/large', large],
   ])('sends exactly the bytes of %s', async (_name, path, expected) => {
     const response = await fetch(`${url}${path}`);
