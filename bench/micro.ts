@@ -276,6 +276,17 @@ export async function runMicroSection(
     add(
       await measure(
         'gate, in process',
+        'pass-through: isPaid of an unpaid route (what adapters call)',
+        5000,
+        batches,
+        () => {
+          if (gate.isPaid('GET', HELLO_PATH)) throw new Error('expected unpaid');
+        },
+      ),
+    );
+    add(
+      await measure(
+        'gate, in process',
         'pass-through: handle of an unpaid route',
         2000,
         batches,
