@@ -1,5 +1,6 @@
 import {
   type Address,
+  bytesToHex,
   domainSeparator,
   encodeAbiParameters,
   type Hex,
@@ -7,6 +8,7 @@ import {
   keccak256,
   toBytes,
 } from 'viem';
+import { keccak256Bytes } from './keccak';
 
 /** The EIP-712 domain of an EIP-3009 token. */
 export interface TransferAuthorizationDomain {
@@ -75,22 +77,23 @@ export function hashTransferAuthorization(
   parameters: HashTransferAuthorizationParameters,
 ): HashTransferAuthorizationReturnType {
   const { domain, authorization: a } = parameters;
-  const structHash = keccak256(
-    encodeAbiParameters(STRUCT, [
-      TYPE_HASH,
-      a.from,
-      a.to,
-      BigInt(a.value),
-      BigInt(a.validAfter),
-      BigInt(a.validBefore),
-      a.nonce,
-    ]),
-    'bytes',
+  const structHash = keccak256Bytes(
+    hexToBytes(
+      encodeAbiParameters(STRUCT, [
+        TYPE_HASH,
+        a.from,
+        a.to,
+        BigInt(a.value),
+        BigInt(a.validAfter),
+        BigInt(a.validBefore),
+        a.nonce,
+      ]),
+    ),
   );
   const message = new Uint8Array(66);
   message[0] = 0x19;
   message[1] = 0x01;
   message.set(separatorOf(domain), 2);
   message.set(structHash, 34);
-  return keccak256(message);
+  return bytesToHex(keccak256Bytes(message));
 }

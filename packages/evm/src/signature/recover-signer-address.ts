@@ -1,4 +1,5 @@
-import { type Address, bytesToHex, type Hex, hexToBytes, keccak256 } from 'viem';
+import { type Address, bytesToHex, type Hex, hexToBytes } from 'viem';
+import { keccak256Bytes } from './keccak';
 import { getRecoverPublicKey, type RecoveryBackend } from './recovery-backends';
 
 /** Half the secp256k1 group order: signatures with a larger `s` are malleable and tokens reject them. */
@@ -39,7 +40,7 @@ export function recoverSignerAddress(
   if (digest.length !== 32) return undefined;
   try {
     const publicKey = getRecoverPublicKey(backend)(bytes.subarray(0, 64), recovery, digest);
-    return `0x${keccak256(publicKey.subarray(1)).slice(-40)}` as Address;
+    return `0x${Buffer.from(keccak256Bytes(publicKey.subarray(1)).subarray(12)).toString('hex')}` as Address;
   } catch {
     return undefined;
   }
