@@ -217,6 +217,18 @@ describe('path normalisation (properties)', () => {
     );
   });
 
+  it('gives the same path on the plain fast path as on the full normalisation', () => {
+    const piece = fc.constantFrom('a', 'B', '.', '..', '...', '%', '%2F', '\\', '/', '//', '-', 'é');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const raw = `/${pieces.join('')}`;
+        // `/x/..` forces the full normalisation and resolves back to `raw`'s own path.
+        expect(normalizeTarget(raw).path).toBe(normalizeTarget(`/x/..${raw}`).path);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('maps any encoding of a paid path to its route', () => {
     const disguise = fc.constantFrom(
       (s: string) => s,

@@ -16,6 +16,8 @@ export interface NormalizedTarget {
 
 const ABSOLUTE = /^\/*([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#\\]*)/;
 const PERCENT = /%([0-9a-fA-F]{2})/g;
+/** `/` or `/seg/seg…` with no `%`, `\`, empty, `.` or `..` segment and no trailing slash. */
+const PLAIN_PATH = /^(?:\/(?!\.{1,2}(?:\/|$))[^/%\\]+)+$|^\/$/;
 
 /** Decodes every valid `%XX` as a byte and reads the bytes as UTF-8; invalid escapes stay as they are. */
 function percentDecode(value: string): string {
@@ -50,6 +52,13 @@ export function normalizeTarget(target: string): NormalizedTarget {
   const rawPath = q >= 0 ? rest.slice(0, q) : rest;
   const query = q >= 0 ? rest.slice(q + 1) : undefined;
 
+  // Most targets are already normal: one slash-led path of plain segments. Nothing to decode.
+  if (PLAIN_PATH.test(rawPath)) {
+    const result: NormalizedTarget = { rawPath, path: rawPath };
+    if (origin !== undefined) result.origin = origin;
+    if (query !== undefined) result.query = query;
+    return result;
+  }
   let decoded = rawPath;
   for (let i = 0; i < 4; i++) {
     const next = percentDecode(decoded);
