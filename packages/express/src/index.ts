@@ -42,8 +42,7 @@ export type TollboothMiddleware = RequestHandler & { readonly gate: TollboothGat
 export function tollbooth(options: TollboothOptions): TollboothMiddleware {
   const gate = 'gate' in options ? options.gate : createPaymentGate(options);
 
-  const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    if (!gate.isPaid(req.method, req.originalUrl)) return next();
+  const paid = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const view = toRequestView(req, {
       protocol: req.protocol,
       // Express 5's req.host: the Host header, or X-Forwarded-Host when 'trust proxy' is set.
@@ -70,7 +69,12 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
     // A throwing handler reaches Express's error handler, whose (≥ 400) response is captured too.
     next();
   };
-  return Object.assign(middleware as RequestHandler, { gate });
+  // Free routes and preflights pass synchronously: no promise, no request view.
+  const middleware: RequestHandler = (req, res, next) => {
+    if (!gate.isPaid(req.method, req.originalUrl)) return next();
+    return paid(req, res, next).catch(next);
+  };
+  return Object.assign(middleware, { gate });
 }
 
 export type { PaidRequest, PaymentGateOptions } from '@tollbooth/core';

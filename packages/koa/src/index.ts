@@ -50,8 +50,7 @@ function send(ctx: Context, response: GateResponse): void {
 export function tollbooth(options: TollboothOptions): TollboothMiddleware {
   const gate = 'gate' in options ? options.gate : createPaymentGate(options);
 
-  const middleware: Middleware = async (ctx, next) => {
-    if (!gate.isPaid(ctx.method, ctx.originalUrl)) return next();
+  const paid: Middleware = async (ctx, next) => {
     // `originalUrl` is the target as received; the gate decodes it itself (path tricks).
     const view = toRequestView(ctx.req, { protocol: ctx.protocol, host: ctx.host, url: ctx.originalUrl });
     view.raw = ctx;
@@ -75,6 +74,9 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
     };
     send(ctx, await gate.finish(payment, handled));
   };
+  // Free routes and preflights go straight to the next middleware, without an async frame.
+  const middleware: Middleware = (ctx, next) =>
+    gate.isPaid(ctx.method, ctx.originalUrl) ? paid(ctx, next) : next();
   return Object.assign(middleware, { gate });
 }
 
