@@ -3,16 +3,14 @@ import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
-import { createExactEvmFacilitator } from '@tollbooth/evm';
-import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   balances,
   deltas,
+  devnetFacilitator,
   PRICE,
   paidRoute,
   payerAccount,
-  settlingAccount,
   startTollboothApp,
 } from './support/interop-harness';
 
@@ -45,12 +43,7 @@ beforeAll(async () => {
   devnet = await startDevnet({ chainId: 8453, payers: 2 });
   app = await startTollboothApp(devnet, {
     routes: { 'GET /paid': paidRoute(devnet), 'GET /dear': paidRoute(devnet, { amount: 2n * PRICE }) },
-    facilitator: createExactEvmFacilitator({
-      account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
-      chain: devnet.chain,
-      rpcUrl: devnet.rpcUrl,
-      pollingIntervalMs: 50,
-    }),
+    facilitator: devnetFacilitator(devnet),
   });
   for (const i of [0, 1]) before.push(await balances(devnet, payerAccount(devnet, i).address));
   // Each run starts a process that compiles the sources: run the three at once.

@@ -3,7 +3,6 @@
 // the same payload across two instances sharing one ledger. Every test checks the balances.
 import { createMemoryLedgerStore, type PaymentOption, type PaymentPayload } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
-import { createExactEvmFacilitator } from '@tollbooth/evm';
 import {
   createEvmPaymentSigner,
   createPayingClient,
@@ -17,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   balances,
   deltas,
+  devnetFacilitator,
   devnetPrice,
   errorCodeOf,
   type Listening,
@@ -24,7 +24,6 @@ import {
   PRICE,
   paidRoute,
   payerAccount,
-  settlingAccount,
   startTollboothApp,
 } from './support/interop-harness';
 
@@ -46,14 +45,7 @@ function option(amount: bigint, asset?: string): PaymentOption {
 
 beforeAll(async () => {
   devnet = await startDevnet({ chainId: 8453, payers: 4 });
-  facilitator = observed(
-    createExactEvmFacilitator({
-      account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
-      chain: devnet.chain,
-      rpcUrl: devnet.rpcUrl,
-      pollingIntervalMs: 50,
-    }),
-  );
+  facilitator = observed(devnetFacilitator(devnet));
   app = await startTollboothApp(devnet, {
     routes: {
       'GET /paid': paidRoute(devnet),

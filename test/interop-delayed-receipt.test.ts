@@ -3,7 +3,7 @@
 // the exact same payload gets the stored response and the payer is charged exactly once.
 import { decodeHeaderJson, type PaymentPayload, type SettleResponse } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
-import { createExactEvmFacilitator, createPaymentPayload } from '@tollbooth/evm';
+import { createPaymentPayload } from '@tollbooth/evm';
 import {
   createEvmPaymentSigner,
   createPayingClient,
@@ -16,12 +16,12 @@ import {
   balances,
   challengeOf,
   deltas,
+  devnetFacilitator,
   observed,
   PRICE,
   paidRoute,
   payerAccount,
   sendPayment,
-  settlingAccount,
   startTollboothApp,
 } from './support/interop-harness';
 
@@ -31,15 +31,7 @@ let facilitator: ReturnType<typeof observed>;
 
 beforeAll(async () => {
   devnet = await startDevnet({ chainId: 8453, payers: 3 });
-  facilitator = observed(
-    createExactEvmFacilitator({
-      account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
-      chain: devnet.chain,
-      rpcUrl: devnet.rpcUrl,
-      pollingIntervalMs: 50,
-      receiptTimeoutMs: 400,
-    }),
-  );
+  facilitator = observed(devnetFacilitator(devnet, { receiptTimeoutMs: 400 }));
   app = await startTollboothApp(devnet, {
     routes: { 'GET /paid': paidRoute(devnet), 'GET /other': paidRoute(devnet) },
     facilitator,

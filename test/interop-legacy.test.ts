@@ -2,10 +2,9 @@
 // X-PAYMENT and gets X-PAYMENT-RESPONSE; a v2 payload in X-PAYMENT is accepted on a v2 route.
 import { decodeHeaderJson, type PaymentRequiredV1, type SettleResponse } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
-import { createExactEvmFacilitator, createPaymentPayload } from '@tollbooth/evm';
+import { createPaymentPayload } from '@tollbooth/evm';
 import { ExactEvmSchemeV1 as OfficialExactEvmClientV1 } from '@x402/evm/exact/v1/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import type { Hex } from 'viem';
 import { createWalletClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeXPaymentResponse, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
@@ -13,13 +12,13 @@ import {
   balances,
   challengeOf,
   deltas,
+  devnetFacilitator,
   errorCodeOf,
   observed,
   PRICE,
   paidRoute,
   payerAccount,
   sendPayment,
-  settlingAccount,
   startTollboothApp,
 } from './support/interop-harness';
 
@@ -29,14 +28,7 @@ let facilitator: ReturnType<typeof observed>;
 
 beforeAll(async () => {
   devnet = await startDevnet({ chainId: 8453, payers: 4 });
-  facilitator = observed(
-    createExactEvmFacilitator({
-      account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
-      chain: devnet.chain,
-      rpcUrl: devnet.rpcUrl,
-      pollingIntervalMs: 50,
-    }),
-  );
+  facilitator = observed(devnetFacilitator(devnet));
   app = await startTollboothApp(devnet, {
     routes: { 'GET /v1': paidRoute(devnet, { x402Version: 1 }), 'GET /v2': paidRoute(devnet) },
     facilitator,

@@ -2,7 +2,7 @@
 // real chain. Runs once on our TollboothUSD and once on Circle's FiatTokenV2_2.
 import { createHttpFacilitatorClient, decodeHeaderJson, type SettleResponse } from '@tollbooth/core';
 import { type Devnet, type DevnetTokenKind, startDevnet } from '@tollbooth/devnet';
-import { createExactEvmFacilitator } from '@tollbooth/evm';
+import type { createExactEvmFacilitator } from '@tollbooth/evm';
 import { type RunningFacilitatorServer, startFacilitatorServer } from '@tollbooth/facilitator';
 import { createEvmPaymentSigner, createPayingClient } from '@tollbooth/fetch';
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   balances,
   deltas,
+  devnetFacilitator,
   devnetPrice,
   type Listening,
   listen,
@@ -23,7 +24,6 @@ import {
   PRICE,
   paidRoute,
   payerAccount,
-  settlingAccount,
   startOfficialFacilitator,
   startTollboothApp,
 } from './support/interop-harness';
@@ -39,12 +39,7 @@ describe.each<DevnetTokenKind>(['tollbooth', 'circle'])(
 
     beforeAll(async () => {
       devnet = await startDevnet({ chainId: 8453, token, payers: 3 });
-      ours = createExactEvmFacilitator({
-        account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
-        chain: devnet.chain,
-        rpcUrl: devnet.rpcUrl,
-        pollingIntervalMs: 50,
-      });
+      ours = devnetFacilitator(devnet);
       // The official facilitator settles from another account, so the two never share a nonce.
       officialFacilitator = await startOfficialFacilitator(
         devnet,

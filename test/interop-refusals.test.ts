@@ -3,14 +3,15 @@
 // resource within its window is replayed byte for byte and charged once.
 import type { PaymentPayload, PaymentRequirements } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
-import { createExactEvmFacilitator, createPaymentPayload } from '@tollbooth/evm';
-import type { Hex, LocalAccount } from 'viem';
+import { createPaymentPayload } from '@tollbooth/evm';
+import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   balances,
   challengeOf,
   deltas,
+  devnetFacilitator,
   errorCodeOf,
   observed,
   PRICE,
@@ -18,7 +19,6 @@ import {
   payerAccount,
   requirementOf,
   sendPayment,
-  settlingAccount,
   startTollboothApp,
 } from './support/interop-harness';
 
@@ -31,14 +31,7 @@ const rejected: Array<{ code: string; message: string }> = [];
 
 beforeAll(async () => {
   devnet = await startDevnet({ chainId: 8453, payers: 2 });
-  facilitator = observed(
-    createExactEvmFacilitator({
-      account: settlingAccount(devnet.accounts.facilitator.privateKey as Hex),
-      chain: devnet.chain,
-      rpcUrl: devnet.rpcUrl,
-      pollingIntervalMs: 50,
-    }),
-  );
+  facilitator = observed(devnetFacilitator(devnet));
   app = await startTollboothApp(devnet, {
     routes: {
       'GET /a': paidRoute(devnet),

@@ -21,21 +21,18 @@ import {
   type RoutesConfig,
 } from '@tollbooth/core';
 import type { Devnet } from '@tollbooth/devnet';
-import { createExactEvmScheme } from '@tollbooth/evm';
+import {
+  type CreateExactEvmFacilitatorParameters,
+  type CreateExactEvmFacilitatorReturnType,
+  createExactEvmFacilitator,
+  createExactEvmScheme,
+} from '@tollbooth/evm';
 import { tollbooth } from '@tollbooth/express';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme as OfficialExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import express, { type Express } from 'express';
-import {
-  type Address,
-  createNonceManager,
-  createWalletClient,
-  type Hex,
-  http,
-  type PrivateKeyAccount,
-  publicActions,
-} from 'viem';
+import { type Address, createNonceManager, createWalletClient, type Hex, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { jsonRpc } from 'viem/nonce';
 
@@ -77,12 +74,15 @@ export function devnetPrice(devnet: Devnet, amount: bigint = PRICE, name = devne
 }
 
 /**
- * A settling account with its own nonce manager. viem's shared `nonceManager` remembers the last
- * nonce per (address, chain id) for the whole process, so a second devnet with the same chain id
- * would get transactions with a nonce gap that never mine.
+ * Tollbooth's in-process facilitator settling on the devnet from its facilitator account, polling
+ * fast for tests. Each facilitator owns its nonce manager, so several devnets with one chain id in
+ * one process do not disturb each other.
  */
-export function settlingAccount(privateKey: Hex): PrivateKeyAccount {
-  return privateKeyToAccount(privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
+export function devnetFacilitator(
+  devnet: Devnet,
+  overrides: Partial<CreateExactEvmFacilitatorParameters> = {},
+): CreateExactEvmFacilitatorReturnType {
+  return createExactEvmFacilitator({ ...devnet.facilitatorOptions, pollingIntervalMs: 50, ...overrides });
 }
 
 /** A Tollbooth route config on the devnet's network paying the devnet's payTo. */
@@ -139,7 +139,11 @@ export async function startOfficialFacilitator(
   devnet: Devnet,
   privateKey: Hex,
 ): Promise<Listening & { facilitator: x402Facilitator; calls: string[] }> {
-  const account = settlingAccount(privateKey);
+  // The official facilitator signs with whatever account it is given: give it a nonce manager of
+  // its own, since viem's shared one remembers nonces across devnets with the same chain id.
+  const account = privateKeyToAccount(privateKey, {
+    nonceManager: createNonceManager({ source: jsonRpc() }),
+  });
   const client = createWalletClient({
     account,
     chain: devnet.chain,
