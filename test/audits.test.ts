@@ -4,12 +4,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
-import { AUDITS, type AuditFixture, type AuditServer, runAudit } from '@tollbooth/conformance';
+import {
+  AUDITS,
+  type AuditFixture,
+  type AuditServer,
+  auditCorsHeaders,
+  runAudit,
+} from '@tollbooth/conformance';
 import { tollbooth as expressTollbooth } from '@tollbooth/express';
 import { tollbooth as fastifyTollbooth } from '@tollbooth/fastify';
 import { tollbooth as koaTollbooth } from '@tollbooth/koa';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import Fastify, { type FastifyContextConfig } from 'fastify';
+import Fastify, { type FastifyContextConfig, type FastifyInstance } from 'fastify';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
 
@@ -31,11 +37,19 @@ function listen(server: Server): Promise<AuditServer> {
 
 async function startExpress(fixture: AuditFixture): Promise<AuditServer> {
   const app = express();
+  // Like a CORS middleware before the gate.
+  app.use((req, res, next) => {
+    res.set(auditCorsHeaders(req.get('origin')));
+    next();
+  });
   app.use(expressTollbooth(fixture.gate));
   for (const route of fixture.routes) {
     app.get(route.path, async (req, res) => {
       const answer = await fixture.handle(route.name, req.payment?.payer);
-      res.status(answer.status).json(answer.body);
+      res
+        .status(answer.status)
+        .set(answer.headers ?? {})
+        .json(answer.body);
     });
   }
   app.use((_error: unknown, _req: Request, res: Response, _next: NextFunction) => {
@@ -49,14 +63,26 @@ async function listenFastify(app: ReturnType<typeof Fastify>): Promise<AuditServ
   return { baseUrl: address, close: () => app.close() };
 }
 
+/** Like a CORS plugin: an onRequest hook that runs before the gate's. */
+function corsBeforeTheGate(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(auditCorsHeaders(request.headers.origin));
+    done();
+  });
+}
+
 /** Paid routes declared in the plugin options, plugin registered at the root. */
 async function startFastify(fixture: AuditFixture): Promise<AuditServer> {
   const app = Fastify({ forceCloseConnections: true });
+  corsBeforeTheGate(app);
   await app.register(fastifyTollbooth, fixture.gate);
   for (const route of fixture.routes) {
     app.get(route.path, async (request, reply) => {
       const answer = await fixture.handle(route.name, request.payment?.payer);
-      return reply.code(answer.status).send(answer.body);
+      return reply
+        .code(answer.status)
+        .headers(answer.headers ?? {})
+        .send(answer.body);
     });
   }
   return listenFastify(app);
@@ -65,6 +91,7 @@ async function startFastify(fixture: AuditFixture): Promise<AuditServer> {
 /** Paid routes declared per route in `config.payment`, plugin encapsulated under the `/api` prefix. */
 async function startFastifyPerRoute(fixture: AuditFixture): Promise<AuditServer> {
   const app = Fastify({ forceCloseConnections: true });
+  corsBeforeTheGate(app);
   const { routes: _declaredInRoutes, ...gate } = fixture.gate;
   await app.register(
     async (api) => {
@@ -73,7 +100,10 @@ async function startFastifyPerRoute(fixture: AuditFixture): Promise<AuditServer>
         const config: FastifyContextConfig = route.payment ? { payment: route.payment } : {};
         api.get(route.path.replace(/^\/api/, ''), { config }, async (request, reply) => {
           const answer = await fixture.handle(route.name, request.payment?.payer);
-          return reply.code(answer.status).send(answer.body);
+          return reply
+            .code(answer.status)
+            .headers(answer.headers ?? {})
+            .send(answer.body);
         });
       }
     },
@@ -90,9 +120,14 @@ async function startKoa(fixture: AuditFixture): Promise<AuditServer> {
     router.get(route.path, async (ctx) => {
       const answer = await fixture.handle(route.name, ctx.state.payment?.payer);
       ctx.status = answer.status;
+      ctx.set(answer.headers ?? {});
       ctx.body = answer.body;
     });
   }
+  app.use((ctx, next) => {
+    ctx.set(auditCorsHeaders(ctx.get('origin') || undefined));
+    return next();
+  });
   app.use(koaTollbooth(fixture.gate));
   app.use(router.routes());
   app.use(router.allowedMethods());

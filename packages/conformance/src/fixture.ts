@@ -36,11 +36,32 @@ export interface AuditRoute {
   payment?: RouteConfig;
 }
 
-/** What a handler answers; the harness sends `body` as JSON with `status`. */
+/** What a handler answers; the harness sends `body` as JSON with `status` and `headers`. */
 export interface AuditHandlerAnswer {
   status: number;
   body: unknown;
+  /** Headers the handler sets (a paid handler sets a cookie, which a replaced answer must not carry). */
+  headers?: Record<string, string>;
 }
+
+/**
+ * What a harness puts before the gate, like a CORS middleware: for a request with an `Origin`,
+ * `Access-Control-Allow-Origin` (that origin) and an `Access-Control-Expose-Headers` of its own.
+ */
+export function auditCorsHeaders(origin: string | undefined): Record<string, string> {
+  if (origin === undefined) return {};
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': AUDIT_EXPOSED_HEADER,
+    vary: 'Origin',
+  };
+}
+
+/** The header the harness's CORS middleware exposes. */
+export const AUDIT_EXPOSED_HEADER = 'X-Audit-Trace';
+
+/** The cookie a paid handler of the fixture sets. */
+export const AUDIT_HANDLER_COOKIE = 'audit-handler=1; Path=/';
 
 /**
  * Everything a framework harness needs to build a target the audits can drive: the routes to
@@ -114,7 +135,11 @@ export function createAuditFixture(): AuditFixture {
       await new Promise((resolve) => setTimeout(resolve, 15));
       if (name === 'throwing') throw new Error('audit handler failure');
       if (name === 'failing') return { status: 422, body: { error: 'unprocessable' } };
-      return { status: 200, body: { route: name, payer: payer ?? null, run, token: randomUUID() } };
+      return {
+        status: 200,
+        body: { route: name, payer: payer ?? null, run, token: randomUUID() },
+        headers: { 'set-cookie': AUDIT_HANDLER_COOKIE },
+      };
     },
     control,
     facilitator,

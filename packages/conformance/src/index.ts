@@ -16,11 +16,14 @@ export {
 export { AUDITS } from './audits/index';
 export { renderAuditsMarkdown } from './audits-table';
 export {
+  AUDIT_EXPOSED_HEADER,
+  AUDIT_HANDLER_COOKIE,
   AUDIT_PATHS,
   type AuditFixture,
   type AuditHandlerAnswer,
   type AuditRoute,
   type AuditRouteName,
+  auditCorsHeaders,
   createAuditFixture,
 } from './fixture';
 export {

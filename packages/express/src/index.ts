@@ -57,6 +57,8 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
     const payment = outcome.payment;
     req.payment = payment;
     res.locals['payment'] = payment;
+    // Headers set so far came from middleware before the gate: they stay on whatever is sent.
+    const before = new Set(res.getHeaderNames());
     const capture = captureResponse(res);
     // A client that goes away before the handler answers: nothing is settled, the claim is freed.
     res.once('close', () => {
@@ -65,7 +67,9 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
         void gate.release(payment);
       }
     });
-    void capture.done.then(async (handled) => writeGateResponse(res, await gate.finish(payment, handled)));
+    void capture.done.then(async (handled) =>
+      writeGateResponse(res, await gate.finish(payment, handled), before),
+    );
     // A throwing handler reaches Express's error handler, whose (≥ 400) response is captured too.
     next();
   };

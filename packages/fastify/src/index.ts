@@ -1,8 +1,11 @@
 // @tollbooth/fastify: a Fastify plugin for the Tollbooth payment gate. It translates the request
 // in `onRequest`, settles in `onSend` and writes what the gate decides; no protocol logic.
 import {
+  applyGateHeaders,
+  asBuffer,
   createPaymentGate,
   type GateResponse,
+  headerNamesOf,
   type PaidRequest,
   type PaymentGateOptions,
   type RouteConfig,
@@ -12,7 +15,6 @@ import {
   type TollboothGate,
   toBodyBytes,
   toHandlerHeaders,
-  toOutgoingHeaders,
   toRequestView,
 } from '@tollbooth/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -49,10 +51,21 @@ export type TollboothPluginOptions =
   | (Omit<PaymentGateOptions, 'routes'> & { routes?: RoutesConfig })
   | { gate: TollboothGate };
 
-function send(reply: FastifyReply, response: GateResponse): FastifyReply {
-  for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
-  for (const [name, value] of Object.entries(toOutgoingHeaders(response))) reply.header(name, value);
-  reply.header('content-length', String(response.body.byteLength));
+/** Where a paid request's headers stood before its handler ran. */
+const HEADERS_BEFORE = Symbol('tollbooth.headersBefore');
+type Tracked = FastifyRequest & { [HEADERS_BEFORE]?: ReadonlySet<string> };
+
+function send(reply: FastifyReply, response: GateResponse, before?: ReadonlySet<string>): FastifyReply {
+  applyGateHeaders(
+    {
+      names: () => Object.keys(reply.getHeaders()),
+      get: (name) => reply.getHeader(name),
+      remove: (name) => reply.removeHeader(name),
+      set: (name, value) => reply.header(name, value),
+    },
+    response,
+    before,
+  );
   return reply.code(response.status);
 }
 
@@ -118,9 +131,10 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
       if (outcome.kind === 'pass') return done();
       if (outcome.kind === 'proceed') {
         request.payment = outcome.payment;
+        (request as Tracked)[HEADERS_BEFORE] = headerNamesOf(reply.getHeaders());
         return done();
       }
-      send(reply, outcome.response).send(Buffer.from(outcome.response.body));
+      send(reply, outcome.response).send(asBuffer(outcome.response.body));
     }, done);
   });
 
@@ -136,8 +150,8 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
         }),
       )
       .then((response) => {
-        send(reply, response);
-        done(null, Buffer.from(response.body));
+        send(reply, response, (request as Tracked)[HEADERS_BEFORE]);
+        done(null, asBuffer(response.body));
       }, done);
   });
 };

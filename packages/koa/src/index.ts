@@ -1,14 +1,16 @@
 // @tollbooth/koa: a thin Koa middleware for the Tollbooth payment gate. It translates the
 // request, settles after `await next()` and writes what the gate decides; no protocol logic.
 import {
+  applyGateHeaders,
+  asBuffer,
   createPaymentGate,
   type GateResponse,
+  headerNamesOf,
   type PaidRequest,
   type PaymentGateOptions,
   type TollboothGate,
   toBodyBytes,
   toHandlerHeaders,
-  toOutgoingHeaders,
   toRequestView,
 } from '@tollbooth/core';
 import type { Context, Middleware } from 'koa';
@@ -26,11 +28,19 @@ export type TollboothOptions = PaymentGateOptions | { gate: TollboothGate };
 /** The middleware, with the gate it drives (route table, ledger). */
 export type TollboothMiddleware = Middleware & { readonly gate: TollboothGate };
 
-function send(ctx: Context, response: GateResponse): void {
-  for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
+function send(ctx: Context, response: GateResponse, before?: ReadonlySet<string>): void {
   ctx.status = response.status;
-  for (const [name, value] of Object.entries(toOutgoingHeaders(response))) ctx.set(name, value);
-  ctx.body = Buffer.from(response.body);
+  applyGateHeaders(
+    {
+      names: () => Object.keys(ctx.response.headers),
+      get: (name) => ctx.response.get(name) || undefined,
+      remove: (name) => ctx.remove(name),
+      set: (name, value) => ctx.set(name, value),
+    },
+    response,
+    before,
+  );
+  ctx.body = asBuffer(response.body);
 }
 
 /**
@@ -60,6 +70,8 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
 
     const payment = outcome.payment;
     ctx.state['payment'] = payment;
+    // Headers set so far came from middleware before the gate: they stay on whatever is sent.
+    const before = headerNamesOf(ctx.response.headers);
     try {
       await next();
     } catch (error) {
@@ -72,7 +84,7 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
       headers: toHandlerHeaders(ctx.response.headers),
       body: await toBodyBytes(ctx.body),
     };
-    send(ctx, await gate.finish(payment, handled));
+    send(ctx, await gate.finish(payment, handled), before);
   };
   // Free routes and preflights go straight to the next middleware, without an async frame.
   const middleware: Middleware = (ctx, next) =>

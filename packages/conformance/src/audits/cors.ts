@@ -1,4 +1,5 @@
 import { check, checkEqual } from '../audit-failure';
+import { AUDIT_EXPOSED_HEADER } from '../fixture';
 import { send } from '../http';
 import { controlOf, defineAudit, pathOf, paymentFor, payOnce, sendPayment } from './helpers';
 
@@ -48,6 +49,25 @@ export const corsAudits = [
       });
       check(answer.status !== 402, 'the preflight was answered 402');
       check(!answer.header('payment-required'), 'the preflight carries PAYMENT-REQUIRED');
+    },
+  }),
+  defineAudit({
+    id: 'ACORS-04',
+    level: 'SHOULD',
+    sentence:
+      'SHOULD keep the headers middleware before it set (Access-Control-Allow-Origin) on a 402, and add to their Access-Control-Expose-Headers',
+    needs: 'control',
+    async run(ctx) {
+      const origin = 'https://app.example';
+      const answer = await send(ctx, ctx.paths.paid, { headers: { origin } });
+      checkEqual(answer.status, 402, 'status without a payment');
+      checkEqual(answer.header('access-control-allow-origin'), origin, 'Access-Control-Allow-Origin');
+      const expose = answer.header('access-control-expose-headers');
+      check(exposes(expose, 'PAYMENT-REQUIRED'), `Access-Control-Expose-Headers is ${expose}`);
+      check(
+        exposes(expose, AUDIT_EXPOSED_HEADER.toUpperCase()),
+        `Access-Control-Expose-Headers is ${expose}`,
+      );
     },
   }),
   defineAudit({

@@ -73,6 +73,24 @@ export const settlementAudits = [
     },
   }),
   defineAudit({
+    id: 'ASET-13',
+    level: 'MUST',
+    sentence:
+      'MUST NOT send the headers a handler set (such as Set-Cookie) when a failed settlement replaces its answer',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      control.facilitator.settleAnswer = 'failure';
+      const answer = await payOnce(ctx);
+      checkEqual(answer.status, 402, 'status after a failed settlement');
+      checkEqual(control.runs('paid'), 1, 'handler runs');
+      check(
+        !answer.header('set-cookie'),
+        `the 402 carries the handler's Set-Cookie: ${answer.header('set-cookie')}`,
+      );
+    },
+  }),
+  defineAudit({
     id: 'ASET-04',
     level: 'MUST',
     sentence: 'MUST NOT settle when the handler throws',

@@ -24,10 +24,88 @@ export function toHandlerHeaders(
  */
 export function toOutgoingHeaders(response: GateResponse): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(response.headers)) {
+  for (const name in response.headers) {
+    const value = response.headers[name]!;
     result[name] = name === 'set-cookie' ? value.split('\n') : value;
   }
   return result;
+}
+
+/** A framework's response headers, as {@link applyGateHeaders} edits them. */
+export interface HeaderTarget {
+  /** Names of the headers set so far (any case). */
+  names(): string[];
+  get(name: string): unknown;
+  remove(name: string): void;
+  set(name: string, value: string | string[]): void;
+}
+
+/**
+ * Headers that describe a representation: one set before the gate answered belongs to a body
+ * that is not sent, so it never survives into a gate response that does not set it itself.
+ */
+const REPRESENTATION_HEADERS = new Set([
+  'content-encoding',
+  'content-language',
+  'content-location',
+  'content-range',
+  'content-disposition',
+  'content-md5',
+  'etag',
+  'last-modified',
+  'transfer-encoding',
+]);
+
+/**
+ * Puts a gate response's headers on a framework response. Headers set by middleware that ran
+ * before the gate (CORS, security headers, request ids) are kept, so a browser can read a 402;
+ * the gate's own headers win, and `Access-Control-Expose-Headers` is merged with an earlier one.
+ * Anything else set since `before` was taken (by the handler, whose response is not the one sent:
+ * a `Set-Cookie`, an `ETag`) is removed. Without `before`, every header set so far counts as set
+ * before the gate (the gate answered before any handler ran). Representation headers
+ * (`ETag`, `Content-Encoding`, …) never carry over. `content-length` is set from the body.
+ */
+export function applyGateHeaders(
+  target: HeaderTarget,
+  response: GateResponse,
+  before?: ReadonlySet<string>,
+): void {
+  const headers = response.headers;
+  for (const name of target.names()) {
+    const lower = name.toLowerCase();
+    if (lower in headers) continue;
+    if ((before !== undefined && !before.has(lower)) || REPRESENTATION_HEADERS.has(lower))
+      target.remove(name);
+  }
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (name === 'set-cookie') target.set(name, value.split('\n'));
+    else if (name === 'access-control-expose-headers') target.set(name, mergeList(target.get(name), value));
+    else target.set(name, value);
+  }
+  target.set('content-length', String(response.body.byteLength));
+}
+
+/** `existing` (a comma-separated header value) plus the names of `added` it lacks, case-insensitively. */
+function mergeList(existing: unknown, added: string): string {
+  if (existing === undefined || existing === null || existing === '') return added;
+  const current = Array.isArray(existing) ? existing.join(', ') : String(existing);
+  if (current === added) return added;
+  const have = new Set(current.split(',').map((s) => s.trim().toLowerCase()));
+  const missing = added.split(',').filter((s) => !have.has(s.trim().toLowerCase()));
+  return missing.length === 0 ? current : `${current}, ${missing.map((s) => s.trim()).join(', ')}`;
+}
+
+/** Lower-case names of the headers a header object holds now (the `before` of {@link applyGateHeaders}). */
+export function headerNamesOf(headers: object): Set<string> {
+  const names = new Set<string>();
+  for (const name of Object.keys(headers)) names.add(name.toLowerCase());
+  return names;
+}
+
+/** A Node `Buffer` over the same bytes (no copy), as frameworks send bodies fastest. */
+export function asBuffer(body: Uint8Array): Buffer {
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { GateResponse, HandlerResponse, RequestView } from '../gate/types';
-import { toHandlerHeaders, toOutgoingHeaders } from './adapter-helpers';
+import { applyGateHeaders, asBuffer, type HeaderTarget, toHandlerHeaders } from './adapter-helpers';
 
 /** A handler response being captured from a Node `ServerResponse`. */
 export interface ResponseCapture {
@@ -102,17 +102,33 @@ export function captureResponse(res: ServerResponse): ResponseCapture {
   };
 }
 
-/** Writes a gate response to a Node `ServerResponse`, replacing any header set so far. */
-export function writeGateResponse(res: ServerResponse, response: GateResponse): void {
+/** {@link applyGateHeaders}' view of a Node `ServerResponse`. */
+export function nodeHeaderTarget(res: ServerResponse): HeaderTarget {
+  return {
+    names: () => res.getHeaderNames(),
+    get: (name) => res.getHeader(name),
+    remove: (name) => res.removeHeader(name),
+    set: (name, value) => res.setHeader(name, value),
+  };
+}
+
+/**
+ * Writes a gate response to a Node `ServerResponse`. Headers set before the gate ran are kept
+ * (see {@link applyGateHeaders}; pass `before`, the names set before the handler ran, when the
+ * handler may have set headers of its own).
+ */
+export function writeGateResponse(
+  res: ServerResponse,
+  response: GateResponse,
+  before?: ReadonlySet<string>,
+): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  for (const name of res.getHeaderNames()) res.removeHeader(name);
-  for (const [name, value] of Object.entries(toOutgoingHeaders(response))) res.setHeader(name, value);
-  res.setHeader('content-length', String(response.body.byteLength));
+  applyGateHeaders(nodeHeaderTarget(res), response, before);
   res.statusCode = response.status;
-  res.end(Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength));
+  res.end(asBuffer(response.body));
 }
 
 export interface NodeRequestViewOptions {
