@@ -248,12 +248,13 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     match: RouteMatch,
     requestId: string,
     code: ErrorCode,
-    extraHeaders: Record<string, string> = {},
+    extraHeaders?: Record<string, string>,
   ): GateResponse {
     const challenge = match.route.challenge(match.resourceUrl, code);
     const headers = baseHeaders(requestId);
     if (challenge.header !== undefined) headers['payment-required'] = challenge.header;
-    return { status: 402, headers: { ...headers, ...extraHeaders }, body: challenge.body };
+    if (extraHeaders) Object.assign(headers, extraHeaders);
+    return { status: 402, headers, body: challenge.body };
   }
 
   function reject(

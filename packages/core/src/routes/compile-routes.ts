@@ -2,7 +2,7 @@ import { TollboothError } from '../errors/tollbooth-error';
 import type { PaymentRequirements, PaymentRequirementsV1 } from '../protocol/schemas';
 import { V1_NETWORKS } from '../protocol/schemas';
 import type { SchemeServer } from '../scheme';
-import { normalizeTarget } from './normalize-path';
+import { type NormalizedTarget, normalizeTarget } from './normalize-path';
 import type { Availability, CanonicalRule, RouteConfig, RoutesConfig, SettleOrder } from './types';
 
 /** Defaults of a route's optional settings. */
@@ -349,11 +349,11 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
         route.pattern.params.forEach((name, i) => {
           params[name] = found[i + 1] ?? '';
         });
-        return { route, path: target.path, params, target, resourceUrl: route.resourceUrl(url) };
+        return { route, path: target.path, params, target, resourceUrl: resourceUrlOf(route, target, url) };
       }
       const route = compiled[candidate];
       if (!route) return undefined;
-      return { route, path: target.path, params: {}, target, resourceUrl: route.resourceUrl(url) };
+      return { route, path: target.path, params: {}, target, resourceUrl: resourceUrlOf(route, target, url) };
     },
     get: (key) => byKey.get(key),
     setAvailability(key, availability) {
@@ -394,10 +394,10 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern 
 
   const resourceUrl = (requestUrl?: string): string => {
     if (requestUrl === undefined) return `${baseUrl ?? ''}${path}`;
-    const target = normalizeTarget(requestUrl);
-    const base = baseUrl ?? target.origin ?? '';
-    return `${base}${varies ? target.path : path}`;
+    return resourceUrlFor(normalizeTarget(requestUrl));
   };
+  const resourceUrlFor = (target: NormalizedTarget): string =>
+    `${baseUrl ?? target.origin ?? ''}${varies ? target.path : path}`;
 
   const requirementsV1 = (resource: string): PaymentRequirementsV1[] =>
     requirements.map((r) => ({
@@ -459,5 +459,14 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern 
     order: input.order,
   } satisfies CompiledRoute & { pattern: Pattern };
   if (input.canonical) (route as { canonical?: CanonicalRule }).canonical = input.canonical;
+  resourceUrls.set(route, resourceUrlFor);
   return route;
+}
+
+/** Each compiled route's resource URL from an already normalised target (matching normalises once). */
+const resourceUrls = new WeakMap<CompiledRoute, (target: NormalizedTarget) => string>();
+
+function resourceUrlOf(route: CompiledRoute, target: NormalizedTarget, url: string): string {
+  const of = resourceUrls.get(route);
+  return of ? of(target) : route.resourceUrl(url);
 }
