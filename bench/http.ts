@@ -14,7 +14,7 @@ import { type Spread, spread } from './lib/stats';
 
 export type CaseKind =
   | 'bare'
-  | 'hook'
+  | 'noop'
   | 'pass'
   | '402'
   | 'paid'
@@ -45,6 +45,9 @@ export interface RunSample {
   p99: number;
   /** Server CPU (user + system) per request, µs. */
   cpuUs: number;
+  /** Share of one core the server and the load generator (this process) used during the run, %. */
+  serverBusy: number;
+  clientBusy: number;
   requests: number;
   unexpected: number;
   errors: number;
@@ -61,6 +64,8 @@ export interface CaseResult {
   p50: Spread;
   p99: Spread;
   cpuUs: Spread;
+  serverBusy: Spread;
+  clientBusy: Spread;
   /** Throughput / baseline throughput, per round. */
   ratio?: Spread;
   /** CPU per request minus the baseline's, per round, µs. */
@@ -103,6 +108,8 @@ async function runOnce(c: HttpCase, config: BenchConfig, seconds: number): Promi
     };
   }
   const before = await c.server.cpu();
+  const clientBefore = process.cpuUsage();
+  const startedAt = performance.now();
   const result: Result = await autocannon({
     url: c.server.url,
     connections: config.connections,
@@ -110,6 +117,8 @@ async function runOnce(c: HttpCase, config: BenchConfig, seconds: number): Promi
     requests: [request],
     timeout: 30,
   });
+  const wallUs = (performance.now() - startedAt) * 1000;
+  const client = process.cpuUsage(clientBefore);
   const elapsed = firstAt !== undefined && lastAt !== undefined ? (lastAt - firstAt) / 1000 : Number.NaN;
   const after = await c.server.cpu();
   const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
@@ -121,6 +130,8 @@ async function runOnce(c: HttpCase, config: BenchConfig, seconds: number): Promi
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuUs: served > 0 ? (after.user + after.system - before.user - before.system) / served : Number.NaN,
+    serverBusy: (100 * (after.user + after.system - before.user - before.system)) / wallUs,
+    clientBusy: (100 * (client.user + client.system)) / wallUs,
     requests: answered,
     unexpected: answered - expected,
     errors: result.errors + result.timeouts,
@@ -206,6 +217,8 @@ function summarise(
     p50: spread(samples.map((s) => s.p50)),
     p99: spread(samples.map((s) => s.p99)),
     cpuUs: spread(samples.map((s) => s.cpuUs)),
+    serverBusy: spread(samples.map((s) => s.serverBusy)),
+    clientBusy: spread(samples.map((s) => s.clientBusy)),
     unexpected: samples.reduce((n, s) => n + s.unexpected, 0),
     errors: samples.reduce((n, s) => n + s.errors, 0),
     mode: c.pool ? `${config.paidPerRun} requests per run` : `${config.durationSeconds} s per run`,
@@ -263,12 +276,21 @@ export async function runHttpSection(
   };
 
   for (const fw of FRAMEWORKS) {
+    // One process per case: a case never runs on a heap or JIT state another case shaped (the
+    // paid runs fill a ledger; the replay server holds one settled payment).
     const bare = await start(`${fw.key}-bare`, fw.file, ['bare']);
-    const gated = await start(`${fw.key}-tollbooth`, fw.file, ['tollbooth']);
-    const hooked = await start(`${fw.key}-hook`, fw.file, ['hook']);
-    if (!bare || !gated) continue;
-    await settleOnce(gated, replayHeader);
+    const noop = await start(`${fw.key}-noop`, fw.file, ['noop']);
+    const pass = await start(`${fw.key}-pass`, fw.file, ['tollbooth']);
+    const challenge = await start(`${fw.key}-402`, fw.file, ['tollbooth']);
+    const paid = await start(`${fw.key}-paid`, fw.file, ['tollbooth']);
+    const replay = await start(`${fw.key}-replay`, fw.file, ['tollbooth']);
+    if (!bare) continue;
+    if (replay) await settleOnce(replay, replayHeader);
     const baseline = `${fw.key}/bare`;
+    const member = (
+      server: ServerProcess | undefined,
+      c: Omit<HttpCase, 'server' | 'framework' | 'baseline'>,
+    ): HttpCase[] => (server ? [{ ...c, server, framework: fw.name, baseline }] : []);
     cases.push(
       {
         id: baseline,
@@ -279,89 +301,61 @@ export async function runHttpSection(
         path: HELLO_PATH,
         expectStatus: 200,
       },
-      ...(hooked
-        ? [
-            {
-              id: `${fw.key}/hook`,
-              framework: fw.name,
-              label: 'bare + an empty async hook (the floor of any async gate)',
-              kind: 'hook' as const,
-              server: hooked,
-              path: HELLO_PATH,
-              baseline,
-              expectStatus: 200,
-            },
-          ]
-        : []),
-      {
+      ...member(noop, {
+        id: `${fw.key}/noop`,
+        label: `bare + one no-op ${fw.key === 'fastify' ? 'onRequest hook' : 'middleware'} (the floor of any gate mounted for every request)`,
+        kind: 'noop',
+        path: HELLO_PATH,
+        expectStatus: 200,
+      }),
+      ...member(pass, {
         id: `${fw.key}/pass`,
-        framework: fw.name,
         label: 'Tollbooth, unpaid route (pass-through)',
         kind: 'pass',
-        server: gated,
         path: HELLO_PATH,
-        baseline,
         expectStatus: 200,
-      },
-      {
+      }),
+      ...member(challenge, {
         id: `${fw.key}/402`,
-        framework: fw.name,
         label: 'Tollbooth, paid route without payment (402)',
         kind: '402',
-        server: gated,
         path: PAID_PATH,
-        baseline,
         expectStatus: 402,
-      },
-      {
+      }),
+      ...member(paid, {
         id: `${fw.key}/paid`,
-        framework: fw.name,
         label: 'Tollbooth, paid route with a valid payment',
         kind: 'paid',
-        server: gated,
         path: PAID_PATH,
-        baseline,
         expectStatus: 200,
         pool: { headers: paidHeaders, next: 0 },
-      },
-      {
+      }),
+      ...member(replay, {
         id: `${fw.key}/replay`,
-        framework: fw.name,
         label: 'Tollbooth, idempotent replay of a settled payment',
         kind: 'replay',
-        server: gated,
         path: PAID_PATH,
-        baseline,
         expectStatus: 200,
         headers: { 'payment-signature': replayHeader },
-      },
+      }),
     );
     if (fw.key === 'express') {
-      const official = await start('express-x402', 'x402-express');
-      if (official) {
-        cases.push(
-          {
-            id: 'x402/pass',
-            framework: fw.name,
-            label: 'official @x402/express, unpaid route (pass-through)',
-            kind: 'official-pass',
-            server: official,
-            path: HELLO_PATH,
-            baseline,
-            expectStatus: 200,
-          },
-          {
-            id: 'x402/402',
-            framework: fw.name,
-            label: 'official @x402/express, paid route without payment (402)',
-            kind: 'official-402',
-            server: official,
-            path: PAID_PATH,
-            baseline,
-            expectStatus: 402,
-          },
-        );
-      }
+      cases.push(
+        ...member(await start('x402-pass', 'x402-express'), {
+          id: 'x402/pass',
+          label: 'official @x402/express, unpaid route (pass-through)',
+          kind: 'official-pass',
+          path: HELLO_PATH,
+          expectStatus: 200,
+        }),
+        ...member(await start('x402-402', 'x402-express'), {
+          id: 'x402/402',
+          label: 'official @x402/express, paid route without payment (402)',
+          kind: 'official-402',
+          path: PAID_PATH,
+          expectStatus: 402,
+        }),
+      );
     }
   }
   const feeCases = await feeServiceCases(start, notes);

@@ -33,8 +33,8 @@ export interface BenchConfig {
 const HELP = `npm run bench -- [options]
   --quick                 short development run (2 rounds x 1 s, small pools)
   --only=http,micro,...   sections: ${SECTIONS.join(', ')}
-  --rounds=N              interleaved rounds (default 4; env BENCH_ROUNDS)
-  --duration=S            seconds per timed HTTP run (default 2; env BENCH_DURATION)
+  --rounds=N              interleaved rounds (default 6; env BENCH_ROUNDS)
+  --duration=S            seconds per timed HTTP run (default 3; env BENCH_DURATION)
   --warmup=S              warm-up seconds per case (default 1.5; env BENCH_WARMUP)
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
   --paid=N                paid requests per run (default 2000; env BENCH_PAID)
@@ -82,8 +82,8 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
   const config: BenchConfig = {
     quick,
     sections,
-    rounds: num(values.rounds, 'BENCH_ROUNDS', 4, 2),
-    durationSeconds: num(values.duration, 'BENCH_DURATION', 2, 1),
+    rounds: num(values.rounds, 'BENCH_ROUNDS', 6, 2),
+    durationSeconds: num(values.duration, 'BENCH_DURATION', 3, 1),
     warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 1.5, 1, 0),
     connections: num(values.connections, 'BENCH_CONNECTIONS', 50, 50),
     paidPerRun: num(values.paid, 'BENCH_PAID', 2000, 300),

@@ -1,22 +1,18 @@
-// Express 5 hello app, bare or behind tollbooth(): `bench/servers/express.ts bare|tollbooth`.
+// Express 5 hello app, bare, behind tollbooth() or behind one no-op middleware:
+// `bench/servers/express.ts bare|tollbooth|noop`.
 import { createServer } from 'node:http';
 import { tollbooth } from '@tollbooth/express';
 import express from 'express';
 import { HELLO_BODY, HELLO_PATH, PAID_PATH } from '../lib/fixtures';
 import { announce } from '../lib/serve';
-import { modeOf, settled, tollboothOptions } from './tollbooth-options';
+import { modeOf, tollboothOptions } from './tollbooth-options';
 
 const app = express();
 app.disable('x-powered-by');
 app.disable('etag');
 const mode = modeOf(process.argv);
 if (mode === 'tollbooth') app.use(tollbooth(tollboothOptions()));
-if (mode === 'hook') {
-  app.use(async (_req, _res, next) => {
-    await settled;
-    next();
-  });
-}
+if (mode === 'noop') app.use((_req, _res, next) => next());
 app.get(HELLO_PATH, (_req, res) => {
   res.json(HELLO_BODY);
 });

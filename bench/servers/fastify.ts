@@ -1,18 +1,15 @@
-// Fastify 5 hello app, bare or with the Tollbooth plugin: `bench/servers/fastify.ts bare|tollbooth`.
+// Fastify 5 hello app, bare, with the Tollbooth plugin or with one no-op onRequest hook:
+// `bench/servers/fastify.ts bare|tollbooth|noop`.
 import { tollbooth } from '@tollbooth/fastify';
 import Fastify from 'fastify';
 import { HELLO_BODY, HELLO_PATH, PAID_PATH } from '../lib/fixtures';
 import { announce } from '../lib/serve';
-import { modeOf, settled, tollboothOptions } from './tollbooth-options';
+import { modeOf, tollboothOptions } from './tollbooth-options';
 
 const app = Fastify({ logger: false });
 const mode = modeOf(process.argv);
 if (mode === 'tollbooth') await app.register(tollbooth, tollboothOptions());
-if (mode === 'hook') {
-  app.addHook('onRequest', async () => {
-    await settled;
-  });
-}
+if (mode === 'noop') app.addHook('onRequest', (_request, _reply, done) => done());
 app.get(HELLO_PATH, async () => HELLO_BODY);
 app.get(PAID_PATH, async () => HELLO_BODY);
 await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,11 +1,12 @@
-// Koa 3 hello app (with @koa/router), bare or behind tollbooth(): `bench/servers/koa.ts bare|tollbooth`.
+// Koa 3 hello app (with @koa/router), bare, behind tollbooth() or behind one no-op middleware:
+// `bench/servers/koa.ts bare|tollbooth|noop`.
 import { createServer } from 'node:http';
 import Router from '@koa/router';
 import { tollbooth } from '@tollbooth/koa';
 import Koa from 'koa';
 import { HELLO_BODY, HELLO_PATH, PAID_PATH } from '../lib/fixtures';
 import { announce } from '../lib/serve';
-import { modeOf, settled, tollboothOptions } from './tollbooth-options';
+import { modeOf, tollboothOptions } from './tollbooth-options';
 
 const app = new Koa();
 const router = new Router();
@@ -17,11 +18,6 @@ router.get(PAID_PATH, (ctx) => {
 });
 const mode = modeOf(process.argv);
 if (mode === 'tollbooth') app.use(tollbooth(tollboothOptions()));
-if (mode === 'hook') {
-  app.use(async (_ctx, next) => {
-    await settled;
-    await next();
-  });
-}
+if (mode === 'noop') app.use((_ctx, next) => next());
 app.use(router.routes());
 await announce(createServer(app.callback()));

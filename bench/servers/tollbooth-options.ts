@@ -15,14 +15,12 @@ export function tollboothOptions(): PaymentGateOptions & { routes: RoutesConfig 
 }
 
 /**
- * From the first argument: `bare`, `tollbooth`, or `hook` — the bare app with an empty async
- * hook/middleware that awaits once, the floor of any gate that decides asynchronously.
+ * From the first argument: `bare`, `tollbooth`, or `noop` — the bare app with one synchronous
+ * middleware (hook) that only calls the next: the framework's own price of one more middleware,
+ * the floor of any gate mounted for every request.
  */
-export function modeOf(argv: readonly string[]): 'bare' | 'tollbooth' | 'hook' {
+export function modeOf(argv: readonly string[]): 'bare' | 'tollbooth' | 'noop' {
   const mode = argv[2] ?? 'bare';
-  if (mode !== 'bare' && mode !== 'tollbooth' && mode !== 'hook') throw new Error(`unknown mode ${mode}`);
+  if (mode !== 'bare' && mode !== 'tollbooth' && mode !== 'noop') throw new Error(`unknown mode ${mode}`);
   return mode;
 }
-
-/** What the `hook` mode awaits: an already settled promise, like a gate answering at once. */
-export const settled = Promise.resolve();
