@@ -75,6 +75,10 @@ export interface RunningFeeService {
 
 const MOUNTS = { fastify: mountFastify, express: mountExpress, koa: mountKoa } as const;
 
+/** When a response's request arrived (process.hrtime.bigint()). */
+const STARTED = Symbol('fee-service.started');
+type Timed = ServerResponse & { [STARTED]?: bigint };
+
 function upstreamFor(config: ServiceConfig, simulator: MempoolSimulator | undefined): FeeSnapshotSource {
   const { kind, url, coreUser, corePassword } = config.upstream;
   if (kind === 'esplora') return createEsploraClient({ baseUrl: url ?? simulator!.esploraUrl });
@@ -207,29 +211,31 @@ export async function startFeeService(
     let drained: (() => void) | undefined;
     let label: (method: string, path: string) => string = () => 'other';
     let metrics: ServiceMetrics | undefined;
-    let isPaid: (method: string, url: string, header: (name: string) => string | undefined) => boolean = () =>
-      false;
+    let isPaid: (method: string, target: string) => boolean = () => false;
+    // One listener for every response (no closure per request): metrics, payment outcome, drain.
+    function finished(this: Timed) {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+      const req = this.req;
+      const target = req.url ?? '/';
+      const query = target.indexOf('?');
+      const path = query >= 0 ? target.slice(0, query) : target;
+      const method = req.method ?? 'GET';
+      const route = label(method, path);
+      const seconds = Number(process.hrtime.bigint() - this[STARTED]!) / 1e9;
+      metrics?.observeRequest({ method, route, status: this.statusCode }, seconds);
+      // The raw target, as the gate matches it (it decodes the path itself).
+      if (isPaid(method, target)) {
+        const paid = req.headers['payment-signature'] !== undefined || req.headers['x-payment'] !== undefined;
+        metrics?.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode, paid) });
+      }
+      if (logger.isLevelEnabled('debug'))
+        logger.debug({ method, url: req.url, status: this.statusCode, ms: seconds * 1000 }, 'request');
+    }
     const server = createServer((req, res) => {
-      const started = process.hrtime.bigint();
+      (res as Timed)[STARTED] = process.hrtime.bigint();
       inFlight += 1;
-      res.once('close', () => {
-        inFlight -= 1;
-        if (inFlight === 0) drained?.();
-        const path = (req.url ?? '/').split('?')[0] ?? '/';
-        const method = req.method ?? 'GET';
-        const route = label(method, path);
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        metrics?.observeRequest({ method, route, status: res.statusCode }, seconds);
-        const header = (name: string) => {
-          const value = req.headers[name];
-          return Array.isArray(value) ? value.join(', ') : value;
-        };
-        if (isPaid(method, `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, header)) {
-          const paid = header('payment-signature') !== undefined || header('x-payment') !== undefined;
-          metrics?.observePayment({ route, outcome: paymentOutcomeOf(res.statusCode, paid) });
-        }
-        logger.debug({ method, url: req.url, status: res.statusCode, ms: seconds * 1000 }, 'request');
-      });
+      res.on('close', finished);
       if (!dispatch) {
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"starting"}');
         return;
@@ -324,7 +330,7 @@ export async function startFeeService(
     const routes = createServiceRoutes({ resources: deps, discovery, metrics, readiness });
     label = createRouteLabeler(routes);
     const edge = createEdge({ table: () => gate.routes, resources: deps });
-    isPaid = (method, requestUrl, header) => edge.isPaid({ method, url: requestUrl, header });
+    isPaid = (method, target) => gate.isPaid(method, target);
     const mountOptions: MountOptions = {
       routes,
       gate,

@@ -120,15 +120,35 @@ export function createEdge(options: {
   };
 }
 
-/** The route label of a path for metrics: the matching route's pattern, else `other`. */
+/**
+ * The route label of a path for metrics: the first matching route's pattern, else `other`. Paths
+ * without `:params` are looked up in a map; only the pattern routes listed before the hit (or all
+ * of them, for a miss) are tried as regular expressions.
+ */
 export function createRouteLabeler(
   routes: readonly ServiceRoute[],
 ): (method: string, path: string) => string {
-  const compiled = routes.map((route) => ({
-    path: route.path,
-    regex: new RegExp(
-      `^${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`,
-    ),
-  }));
-  return (_method, path) => compiled.find((route) => route.regex.test(path))?.path ?? 'other';
+  const exact = new Map<string, number>();
+  const patterns: Array<{ index: number; path: string; regex: RegExp }> = [];
+  routes.forEach((route, index) => {
+    if (!/:[A-Za-z_]+/.test(route.path)) {
+      if (!exact.has(route.path)) exact.set(route.path, index);
+      return;
+    }
+    patterns.push({
+      index,
+      path: route.path,
+      regex: new RegExp(
+        `^${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`,
+      ),
+    });
+  });
+  return (_method, path) => {
+    const hit = exact.get(path);
+    for (const pattern of patterns) {
+      if (hit !== undefined && pattern.index > hit) break;
+      if (pattern.regex.test(path)) return pattern.path;
+    }
+    return hit === undefined ? 'other' : (routes[hit]?.path ?? 'other');
+  };
 }

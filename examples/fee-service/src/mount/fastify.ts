@@ -3,7 +3,7 @@ import rateLimitPlugin from '@fastify/rate-limit';
 import { tollbooth } from '@tollbooth/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { requestIdOf } from '../http/respond';
-import type { EdgeRequest, RouteResult } from '../http/types';
+import type { EdgeRequest, RouteContext, RouteResult } from '../http/types';
 import { encodeResult, internalError, notFound } from './shared';
 import type { MountedApp, MountOptions } from './types';
 
@@ -21,6 +21,37 @@ const edgeRequest = (request: FastifyRequest): EdgeRequest => ({
     return Array.isArray(value) ? value.join(', ') : value;
   },
 });
+
+/** The edge view of a request, built once in `onRequest` and reused by the route handler. */
+const VIEW = Symbol('fee-service.edgeView');
+type Viewed = FastifyRequest & { [VIEW]?: EdgeRequest };
+
+function viewOf(request: FastifyRequest): EdgeRequest {
+  const viewed = request as Viewed;
+  let view = viewed[VIEW];
+  if (view === undefined) {
+    view = edgeRequest(request);
+    viewed[VIEW] = view;
+  }
+  return view;
+}
+
+/** The handler's context; the request id (a fresh UUID when none came) is made only when read. */
+function routeContext(request: FastifyRequest, view: EdgeRequest): RouteContext {
+  const payment = request.payment ?? undefined;
+  let requestId = payment?.requestId;
+  return {
+    method: request.method,
+    url: new URL(view.url),
+    params: { ...(request.params as Record<string, string>) },
+    header: view.header,
+    get requestId() {
+      requestId ??= requestIdOf(view.header);
+      return requestId;
+    },
+    payment,
+  };
+}
 
 /**
  * Mounts the fee service on Fastify 5 (the default): @fastify/rate-limit's limiter in an
@@ -49,17 +80,28 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
       : {}),
   });
   const check = app.createRateLimit();
-  app.addHook('onRequest', async (request, reply) => {
-    const view = edgeRequest(request);
-    if (limits.enabled && edge.isPaid(view)) {
-      const verdict = await check(request);
-      if (!verdict.isAllowed && verdict.isExceeded) {
-        // The seed's 429 has no body.
-        return reply.code(429).header('retry-after', String(verdict.ttlInSeconds)).send();
-      }
-    }
+  // Callback style: a free request passes without a promise (the limiter is asked only on paid routes).
+  const guard = (reply: FastifyReply, view: EdgeRequest, done: () => void) => {
     const answer = edge.precondition(view);
-    if (answer) return send(reply, answer);
+    if (answer) {
+      send(reply, answer);
+      return;
+    }
+    done();
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    const view = viewOf(request);
+    if (!(limits.enabled && edge.isPaid(view))) return guard(reply, view, done);
+    check(request)
+      .then((verdict) => {
+        if (!verdict.isAllowed && verdict.isExceeded) {
+          // The seed's 429 has no body.
+          reply.code(429).header('retry-after', String(verdict.ttlInSeconds)).send();
+          return;
+        }
+        guard(reply, view, done);
+      })
+      .catch(done);
   });
   await app.register(tollbooth, { gate: options.gate });
 
@@ -67,17 +109,12 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
     app.route({
       method: route.method,
       url: route.path,
-      handler: async (request, reply) => {
-        const view = edgeRequest(request);
-        const result = await route.handler({
-          method: request.method,
-          url: new URL(view.url),
-          params: { ...(request.params as Record<string, string>) },
-          header: view.header,
-          requestId: request.payment?.requestId ?? requestIdOf(view.header),
-          payment: request.payment ?? undefined,
-        });
-        return send(reply, result);
+      // Not async: a synchronous handler result is sent without a promise or a microtask.
+      handler: (request, reply) => {
+        const view = viewOf(request);
+        const result = route.handler(routeContext(request, view));
+        if (result instanceof Promise) return result.then((answer) => send(reply, answer));
+        send(reply, result);
       },
     });
   }

@@ -13,8 +13,7 @@ export const PREVIEW_CACHE_CONTROL = 'public, max-age=5';
 
 /** Answers the FeePreview (seed 2.1), or 503 Error when no validated snapshot can be served. */
 export function previewHandler(context: RouteContext, deps: ResourceDeps): RouteResult {
-  const requestId = context.requestId || requestIdOf(context.header);
-  const read = readSnapshot(deps.snapshots, requestId);
+  const read = readSnapshot(deps.snapshots, () => context.requestId || requestIdOf(context.header));
   if ('error' in read) return read.error;
   return {
     status: 200,

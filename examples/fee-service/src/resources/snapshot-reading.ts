@@ -5,10 +5,13 @@ import { type CurrentSnapshot, NoValidatedSnapshotError, type SnapshotService } 
 /** Seconds a client should wait before asking again when no snapshot can be served. */
 export const NO_SNAPSHOT_RETRY_AFTER_SECONDS = 10;
 
-/** The current snapshot, or the 503 Error the seed prescribes when none can be served. */
+/**
+ * The current snapshot, or the 503 Error the seed prescribes when none can be served. The request
+ * id may be given as a function: it is then asked only for the error.
+ */
 export function readSnapshot(
   snapshots: SnapshotService,
-  requestId: string,
+  requestId: string | (() => string),
 ): { reading: CurrentSnapshot } | { error: RouteResult } {
   try {
     return { reading: snapshots.current() };
@@ -18,7 +21,7 @@ export function readSnapshot(
       error: errorResult({
         status: 503,
         code: 'no_validated_snapshot',
-        requestId,
+        requestId: typeof requestId === 'string' ? requestId : requestId(),
         retryable: true,
         message:
           error.reason === 'none'

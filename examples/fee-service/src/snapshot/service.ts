@@ -96,6 +96,8 @@ export function createSnapshotService(options: SnapshotServiceOptions): Snapshot
 
   const { upstream } = options;
   let latest: RecordedSnapshot | undefined;
+  /** `Date.parse(latest.fetched_at)`, parsed once per snapshot rather than on every read. */
+  let latestFetchedMs = Number.NaN;
   let highestTip: number | undefined;
   let lastError: unknown;
   let inFlight: Promise<PollOutcome> | undefined;
@@ -113,6 +115,7 @@ export function createSnapshotService(options: SnapshotServiceOptions): Snapshot
       // Re-validate: a custom upstream may not have.
       const snapshot = validateFeeSnapshot(await upstream.fetchSnapshot({ now: () => clock.now() }));
       latest = snapshot;
+      latestFetchedMs = Date.parse(snapshot.fetched_at);
       lastError = undefined;
       if (snapshot.tip_height !== null) noteTipHeight(snapshot.tip_height);
       return { ok: true, snapshot };
@@ -163,7 +166,7 @@ export function createSnapshotService(options: SnapshotServiceOptions): Snapshot
     },
     current(now = clock.now()) {
       if (!latest) throw new NoValidatedSnapshotError('none', lastError);
-      const ageMs = Math.max(0, now - Date.parse(latest.fetched_at));
+      const ageMs = Math.max(0, now - latestFetchedMs);
       if (ageMs > fallbackMs) throw new NoValidatedSnapshotError('expired', lastError);
       const newerBlock =
         highestTip !== undefined && latest.tip_height !== null && highestTip > latest.tip_height;
