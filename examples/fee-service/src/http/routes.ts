@@ -1,6 +1,6 @@
 import type { Discovery, RouteTable } from '@tollbooth/core';
 import type { ServiceMetrics } from '../metrics';
-import { FEE_PREVIEW_PATH, PAID_RESOURCES, previewHandler } from '../resources/index';
+import { createPreviewResponder, FEE_PREVIEW_PATH, PAID_RESOURCES } from '../resources/index';
 import { type PaidResource, type ResourceDeps, routeKey } from '../resources/types';
 import { requestIdOf } from './respond';
 import type { Edge, EdgeRequest, RouteContext, RouteResult, ServiceRoute } from './types';
@@ -46,7 +46,8 @@ export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute
   const { resources, discovery, metrics } = options;
   const paths = discovery.respond.paths;
   const routes: ServiceRoute[] = [
-    { method: 'GET', path: FEE_PREVIEW_PATH, handler: (context) => previewHandler(context, resources) },
+    // The preview's bytes are built once per snapshot reading (see createPreviewResponder).
+    { method: 'GET', path: FEE_PREVIEW_PATH, handler: createPreviewResponder(resources) },
     discoveryRoute(paths.catalog, discovery),
     discoveryRoute(paths.wellKnown, discovery),
     discoveryRoute(paths.openapi, discovery),

@@ -2,6 +2,7 @@ import type { FreeRoute } from '@tollbooth/core';
 import { buildFeePreview } from '../domain/builders';
 import { requestIdOf } from '../http/respond';
 import type { RouteContext, RouteResult } from '../http/types';
+import type { CurrentSnapshot } from '../snapshot/service';
 import { readSnapshot } from './snapshot-reading';
 import type { ResourceDeps } from './types';
 
@@ -19,6 +20,44 @@ export function previewHandler(context: RouteContext, deps: ResourceDeps): Route
     status: 200,
     headers: { 'cache-control': PREVIEW_CACHE_CONTROL },
     body: buildFeePreview({ reading: read.reading, network: deps.terms.network }),
+  };
+}
+
+/** The headers of an encoded 200 preview, in the order the mounts write them for a JSON result. */
+const ENCODED_PREVIEW_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'cache-control': PREVIEW_CACHE_CONTROL,
+  'content-type': 'application/json; charset=utf-8',
+});
+
+/**
+ * {@link previewHandler} with its 200 answer already encoded: the preview document only changes
+ * with the snapshot, its age in whole seconds and its staleness, so its JSON bytes are built once
+ * per such reading and shared by every request until the next one (the 503 is not cached). The
+ * bytes and headers are those the mounts would write for `previewHandler`'s JSON result.
+ */
+export function createPreviewResponder(deps: ResourceDeps): (context: RouteContext) => RouteResult {
+  let last: { reading: CurrentSnapshot; result: RouteResult } | undefined;
+  return (context) => {
+    const read = readSnapshot(deps.snapshots, () => context.requestId || requestIdOf(context.header));
+    if ('error' in read) return read.error;
+    const { reading } = read;
+    if (
+      last === undefined ||
+      last.reading.snapshot !== reading.snapshot ||
+      last.reading.age_seconds !== reading.age_seconds ||
+      last.reading.stale !== reading.stale
+    ) {
+      const body = buildFeePreview({ reading, network: deps.terms.network });
+      last = {
+        reading,
+        result: {
+          status: 200,
+          headers: ENCODED_PREVIEW_HEADERS,
+          body: Buffer.from(JSON.stringify(body), 'utf8'),
+        },
+      };
+    }
+    return last.result;
   };
 }
 
