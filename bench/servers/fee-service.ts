@@ -5,7 +5,7 @@
 // handler, fed by the same kind of snapshot service, on a bare Fastify app — the preview's bare
 // framework. (The whole service still runs in that process for its snapshots, but is not asked.)
 import { loadConfig } from '@tollbooth/fee-service/src/config';
-import { FEE_PREVIEW_PATH, previewHandler } from '@tollbooth/fee-service/src/resources/fee-preview';
+import { createPreviewResponder, FEE_PREVIEW_PATH } from '@tollbooth/fee-service/src/resources/fee-preview';
 import type { ResourceDeps } from '@tollbooth/fee-service/src/resources/types';
 import { startFeeService } from '@tollbooth/fee-service/src/service';
 import Fastify from 'fastify';
@@ -22,19 +22,18 @@ const config = loadConfig({
 const service = await startFeeService(config);
 if (process.argv[2] === 'bare') {
   const deps = { snapshots: service.snapshots, terms: { network: config.payment.network } } as ResourceDeps;
+  // The same responder the service mounts (it keeps the encoded preview until the snapshot changes).
+  const preview = createPreviewResponder(deps);
   const app = Fastify({ logger: false });
   app.get(FEE_PREVIEW_PATH, async (request, reply) => {
-    const result = previewHandler(
-      {
-        method: 'GET',
-        url: new URL(request.url, `http://${request.host}`),
-        params: {},
-        header: (name) => request.headers[name.toLowerCase()] as string | undefined,
-        requestId: '',
-        payment: undefined,
-      },
-      deps,
-    );
+    const result = preview({
+      method: 'GET',
+      url: new URL(request.url, `http://${request.host}`),
+      params: {},
+      header: (name) => request.headers[name.toLowerCase()] as string | undefined,
+      requestId: '',
+      payment: undefined,
+    });
     return reply
       .code(result.status)
       .headers(result.headers ?? {})
