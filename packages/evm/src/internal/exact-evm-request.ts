@@ -90,6 +90,21 @@ function payerOf(raw: unknown): string | undefined {
   return typeof from === 'string' ? from : undefined;
 }
 
+// A server's requirements name a handful of tokens: their checksummed addresses are cached.
+const tokenAddresses = new Map<string, Address | null>();
+const MAX_TOKEN_ADDRESSES = 256;
+
+/** `getAddress(asset)` when `asset` is an address (any case), else `undefined`. */
+function tokenAddressOf(asset: string): Address | undefined {
+  let address = tokenAddresses.get(asset);
+  if (address === undefined) {
+    address = isAddress(asset, { strict: false }) ? getAddress(asset) : null;
+    if (tokenAddresses.size >= MAX_TOKEN_ADDRESSES) tokenAddresses.clear();
+    tokenAddresses.set(asset, address);
+  }
+  return address ?? undefined;
+}
+
 /** Official order, part 1: scheme, (payload shape), EIP-712 domain present, network. */
 export function checkRequest(
   request: ExactEvmRequest,
@@ -113,7 +128,8 @@ export function checkRequest(
       payer,
     );
   }
-  if (!isAddress(request.asset, { strict: false })) {
+  const assetAddress = tokenAddressOf(request.asset);
+  if (assetAddress === undefined) {
     return fail(ExactEvmReason.missingEip712Domain, `asset "${request.asset}" is not a token address`, payer);
   }
   const chainId = getChainId(request.network);
@@ -130,7 +146,7 @@ export function checkRequest(
       ...request,
       payload: parsed.payload,
       chainId,
-      assetAddress: getAddress(request.asset),
+      assetAddress,
       name,
       version,
     },
