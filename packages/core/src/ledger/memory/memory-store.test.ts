@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LedgerEntry, LedgerStore } from '../types';
 import { createMemoryLedgerStore, MEMORY_LEDGER_STORE_DEFAULTS } from './memory-store';
@@ -105,5 +106,136 @@ describe('createMemoryLedgerStore', () => {
     await store.close();
     await expect(store.get('x')).rejects.toMatchObject({ code: 'ledger_unavailable' });
     await expect(store.claim(buildEntry())).rejects.toMatchObject({ code: 'ledger_unavailable' });
+  });
+
+  describe('sharing frozen payloads and requirements', () => {
+    // JSON values with byte arrays inside (which cannot be frozen, so their parents stay copied).
+    const key = fc.string({ maxLength: 4 }).filter((k) => k !== '__proto__');
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.oneof(fc.string({ maxLength: 4 }), fc.integer(), fc.boolean(), fc.constant(null)),
+        fc.uint8Array({ maxLength: 4 }),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(key, tie('value'), { maxKeys: 3 }),
+      ),
+    }));
+
+    /** Tries to change every reachable part of `root`; frozen parts refuse (and throw in strict mode). */
+    function scramble(root: unknown): void {
+      const visit = (v: unknown): void => {
+        if (v === null || typeof v !== 'object') return;
+        if (v instanceof Uint8Array) {
+          v.fill(7);
+          return;
+        }
+        for (const k of Object.keys(v)) {
+          visit((v as Record<string, unknown>)[k]);
+          try {
+            (v as Record<string, unknown>)[k] = 'scrambled';
+          } catch {
+            // frozen: cannot change, which is the point
+          }
+        }
+        if (Array.isArray(v)) {
+          try {
+            v.push('scrambled');
+          } catch {
+            // frozen
+          }
+        }
+      };
+      visit(root);
+    }
+
+    it('hands out entries equal to what was stored, however the caller mutates inputs and outputs', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          value,
+          value,
+          value,
+          value,
+          fc.uint8Array({ maxLength: 8 }),
+          async (...generated) => {
+            // Private copies: the test scrambles what it passes in, and fast-check keeps its own values.
+            const [p, r, receipt, p2, body] = structuredClone(generated);
+            const s = createMemoryLedgerStore({ purgeIntervalMs: 0, now: () => 42 });
+            try {
+              const entry = buildEntry({
+                payload: p,
+                requirements: r,
+                receipt: structuredClone(receipt),
+                response: { status: 402, headers: { b: 'c' }, body: body.slice() },
+              });
+              const model = structuredClone(entry);
+              const claimed = await s.claim(entry);
+              expect(claimed.entry).toStrictEqual(model);
+              scramble(entry);
+              scramble(claimed.entry);
+              expect(await s.get(model.id)).toStrictEqual(model);
+
+              const patch = {
+                state: 'settled' as const,
+                receipt,
+                payload: p2,
+                response: { status: 200, headers: { a: 'b' }, body },
+              };
+              const expected = { ...model, ...structuredClone(patch), updatedAt: 42 };
+              const updated = await s.update(model.id, { state: ['claimed'] }, patch);
+              expect(updated).toStrictEqual(expected);
+              scramble(patch);
+              scramble(updated);
+              const got = await s.get(model.id);
+              expect(got).toStrictEqual(expected);
+              scramble(got);
+              const listed = await s.query({});
+              expect(listed).toStrictEqual([expected]);
+              scramble(listed);
+              expect(await s.get(model.id)).toStrictEqual(expected);
+            } finally {
+              await s.close();
+            }
+          },
+        ),
+        // No shrinking: a counterexample is small enough as found, and shrinking nested values is slow.
+        { numRuns: 300, endOnFailure: true },
+      );
+    });
+
+    it('shares a frozen payload and requirements; copies everything else as before', async () => {
+      store = createMemoryLedgerStore();
+      const entry = buildEntry({
+        payload: { signature: '0xsig', list: [1, { a: 1 }] },
+        receipt: { success: true },
+        response: { status: 200, headers: { a: 'b' }, body: new Uint8Array([1, 2]) },
+      });
+      const claimed = await store.claim(entry);
+      expect(Object.isFrozen(entry.payload)).toBe(false);
+      const got = await store.get(entry.id);
+      expect(got!.payload).toBe(claimed.entry.payload);
+      const payload = got!.payload as { list: [number, { a: number }] };
+      expect(Object.isFrozen(payload.list[1])).toBe(true);
+      expect(Object.isFrozen(got!.requirements)).toBe(true);
+      for (const part of [got, got!.receipt, got!.response, got!.response!.headers]) {
+        expect(Object.isFrozen(part)).toBe(false);
+      }
+      expect(got!.receipt).not.toBe(claimed.entry.receipt);
+      expect(() => {
+        (got!.requirements as { amount: string }).amount = '1';
+      }).toThrow(TypeError);
+    });
+
+    it('copies a payload holding bytes for each caller instead of sharing it', async () => {
+      store = createMemoryLedgerStore();
+      const entry = buildEntry({ payload: { nested: { bytes: new Uint8Array([1]) }, plain: { a: 1 } } });
+      const claimed = await store.claim(entry);
+      const payload = claimed.entry.payload as { nested: { bytes: Uint8Array }; plain: { a: number } };
+      expect(Object.isFrozen(payload)).toBe(false);
+      payload.nested.bytes[0] = 9;
+      payload.plain.a = 2;
+      const got = await store.get(entry.id);
+      expect(got!.payload).toStrictEqual({ nested: { bytes: new Uint8Array([1]) }, plain: { a: 1 } });
+      expect(got!.payload).not.toBe(claimed.entry.payload);
+    });
   });
 });

@@ -70,12 +70,18 @@ function resolveLimit(limit: number | undefined): number {
 }
 
 /**
+ * Parts of entries the store has deep-copied and deep-frozen itself (roots only): immutable all the
+ * way down, so entries handed out can share them instead of copying them.
+ */
+const sealed = new WeakSet<object>();
+
+/**
  * Deep copy of what the ledger holds (JSON values and byte arrays), several times faster than
- * `structuredClone` on the paid path, which copies each entry a few times per request. Byte arrays
- * come back as plain `Uint8Array`s, as with `structuredClone`; anything else goes through it.
+ * `structuredClone`. Byte arrays come back as plain `Uint8Array`s, as with `structuredClone`;
+ * anything else that is not a plain object or array goes through it. Sealed parts are shared.
  */
 function copy<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object' || sealed.has(value)) return value;
   if (Array.isArray(value)) return value.map(copy) as T;
   if (value instanceof Uint8Array) return new Uint8Array(value) as T;
   const proto = Object.getPrototypeOf(value);
@@ -83,6 +89,51 @@ function copy<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
   return out as T;
+}
+
+/** Set by {@link frozenCopy} when it meets a part that cannot be frozen. */
+let meltable = false;
+
+/** {@link copy} with every plain object and array frozen; byte arrays and exotic objects copied as they are. */
+function frozenCopy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  const proto = Object.getPrototypeOf(value);
+  if (value instanceof Uint8Array || (proto !== Object.prototype && proto !== null)) {
+    meltable = true;
+    return copy(value);
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = frozenCopy((value as Record<string, unknown>)[key]);
+  return Object.freeze(out);
+}
+
+/**
+ * The store's private copy of a part of an entry that the gate writes once and only reads
+ * afterwards (payload, requirements). When it holds nothing that can't be frozen (byte arrays,
+ * exotic objects), it is deep-frozen and sealed: one copy when stored, none when handed out.
+ * Otherwise it is copied on the way out like everything else.
+ */
+function seal<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || sealed.has(value)) return value;
+  meltable = false;
+  const out = frozenCopy(value) as T & object;
+  if (!meltable) sealed.add(out);
+  return out;
+}
+
+/** Fields stored sealed: written at claim time and only read afterwards. */
+const SEALED_FIELDS: ReadonlySet<string> = new Set(['payload', 'requirements']);
+
+/** The store's own copy of an entry given to it: payload and requirements sealed, the rest copied. */
+function ingest(entry: LedgerEntry): LedgerEntry {
+  if (Object.getPrototypeOf(entry) !== Object.prototype) return copy(entry);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(entry)) {
+    const value = (entry as unknown as Record<string, unknown>)[key];
+    out[key] = SEALED_FIELDS.has(key) ? seal(value) : copy(value);
+  }
+  return out as unknown as LedgerEntry;
 }
 
 function holds(entry: LedgerEntry, expect: LedgerExpectation): boolean {
@@ -93,8 +144,10 @@ function holds(entry: LedgerEntry, expect: LedgerExpectation): boolean {
  * Creates an in-process {@link LedgerStore}: the default store of the middleware, for a single
  * instance. Entries live in a `Map`, so claim, get, update and remove are O(1) however many
  * entries there are; a second index maps transaction hashes to entries. Every method returns
- * copies: mutating a returned entry never changes the store. Nothing survives a restart — use
- * the SQLite, Redis or Postgres store for that.
+ * copies: mutating a returned entry never changes the store. The `payload` and `requirements` of
+ * returned entries are deeply frozen and shared between copies (they are written once and only
+ * read, and copying them was most of the store's cost on the paid path); every other part is a
+ * fresh copy. Nothing survives a restart — use the SQLite, Redis or Postgres store for that.
  *
  * Patch semantics (shared by every store): a property whose value is `undefined` leaves the
  * stored field unchanged; `updatedAt` is set by the store.
@@ -168,7 +221,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       assertOpen();
       const existing = entries.get(entry.id);
       if (existing) return { acquired: false, entry: copy(existing) };
-      const stored = copy(entry);
+      const stored = ingest(entry);
       entries.set(stored.id, stored);
       index(stored);
       return { acquired: true, entry: copy(stored) };
@@ -192,7 +245,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       const writable = next as unknown as Record<string, unknown>;
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined || key === 'id' || key === 'createdAt' || key === 'updatedAt') continue;
-        writable[key] = copy(value);
+        writable[key] = SEALED_FIELDS.has(key) ? seal(value) : copy(value);
       }
       next.updatedAt = now();
       unindex(current);
