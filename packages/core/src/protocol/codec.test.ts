@@ -107,3 +107,51 @@ describe('decodePaymentHeader', () => {
     );
   });
 });
+
+describe('decodeHeaderJson with one shared UTF-8 decoder', () => {
+  /** What each call did before: a fresh fatal decoder. */
+  function reference(value: string): unknown {
+    const bytes = Buffer.from(value, 'base64');
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return 'invalid utf-8';
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      return 'invalid json';
+    }
+  }
+  const outcome = (value: string): unknown => {
+    try {
+      return decodeHeaderJson(value);
+    } catch (error) {
+      return (error as TollboothError).message === 'header is not UTF-8' ? 'invalid utf-8' : 'invalid json';
+    }
+  };
+
+  it('decodes any sequence of headers as a fresh decoder would (no state carried over)', () => {
+    // Valid JSON (with a BOM sometimes), truncated multi-byte characters and stray bytes, interleaved.
+    const header = fc.oneof(
+      fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v), 'utf8')),
+      fc
+        .jsonValue()
+        .map((v) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(v))])),
+      fc
+        .string({ unit: 'grapheme', minLength: 1 })
+        .map((t) => Buffer.from(JSON.stringify(t)).subarray(0, -2)),
+      fc.uint8Array({ minLength: 1, maxLength: 12 }).map((b) => Buffer.from(b)),
+    );
+    fc.assert(
+      fc.property(fc.array(header, { minLength: 1, maxLength: 6 }), (headers) => {
+        for (const bytes of headers) {
+          const value = bytes.toString('base64');
+          expect(outcome(value)).toStrictEqual(reference(value));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

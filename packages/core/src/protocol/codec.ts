@@ -6,6 +6,8 @@ import { AnyPaymentPayload } from './schemas';
 export const DEFAULT_MAX_PAYMENT_HEADER_BYTES = 16 * 1024;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** One decoder for every header: a non-streaming `decode` keeps no state from one call to the next. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Encodes a header value the x402 way: standard base64 of the UTF-8 bytes of compact JSON.
@@ -40,7 +42,7 @@ export function decodeHeaderJson(value: string): unknown {
   const bytes = Buffer.from(value, 'base64');
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch (cause) {
     throw new TollboothError('payment_header_invalid_json', 'header is not UTF-8', { cause });
   }
