@@ -1,5 +1,6 @@
-// The parent side: each benchmark server runs in its own Node process, started the same way as
-// `npm run bench` (sources through tsx), so a server never shares an event loop with autocannon.
+// The parent side: each benchmark server runs in its own Node process, started the way the runner
+// was (`npm run bench`: the built packages; `npm run bench:source`: the TypeScript sources), so a
+// server never shares an event loop with autocannon.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,9 @@ export interface ServerProcess {
 }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Whether this run resolves `@tollbooth/*` to sources (the runner's `--conditions`), not to dist. */
+export const FROM_SOURCE = process.execArgv.some((arg) => arg.includes('tollbooth-source'));
 
 export interface SpawnServerOptions {
   args?: string[];
@@ -36,7 +40,7 @@ export async function spawnServer(
     process.execPath,
     [
       ...(options.nodeFlags ?? []),
-      '--conditions=tollbooth-source',
+      ...(FROM_SOURCE ? ['--conditions=tollbooth-source'] : []),
       '--import',
       'tsx',
       `bench/servers/${file}.ts`,

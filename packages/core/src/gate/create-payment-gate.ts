@@ -136,7 +136,7 @@ function canonicalJson(value: unknown): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function mergeExpose(existing: string | undefined): string {
-  if (!existing) return EXPOSED_PAYMENT_HEADERS;
+  if (!existing || existing === EXPOSED_PAYMENT_HEADERS) return EXPOSED_PAYMENT_HEADERS;
   const names = existing.split(',').map((s) => s.trim().toLowerCase());
   const missing = EXPOSED_PAYMENT_HEADERS.split(', ').filter((h) => !names.includes(h.toLowerCase()));
   return missing.length === 0 ? existing : `${existing}, ${missing.join(', ')}`;
