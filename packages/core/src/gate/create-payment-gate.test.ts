@@ -253,6 +253,32 @@ describe('createPaymentGate', () => {
     expect(checks).toBe(1);
   });
 
+  it('answers repeated byte-identical replays from process memory, only within the replay window', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'), { now: Math.floor(clock / 1000) });
+    const first = await run(pay(payment));
+    expect((await run(pay(payment))).outcome.kind).toBe('replay');
+    const get = store.get.bind(store);
+    let reads = 0;
+    store.get = (id) => {
+      reads++;
+      return get(id);
+    };
+    for (let i = 0; i < 3; i++) {
+      const again = await run(pay(payment));
+      expect(again.outcome.kind).toBe('replay');
+      expect(Buffer.from(again.response!.body).equals(Buffer.from(first.response!.body))).toBe(true);
+      expect(again.response!.headers).toEqual(first.response!.headers);
+    }
+    expect(reads).toBe(0);
+    // Past the window the kept answer is not used: the ledger is asked, and refuses.
+    clock += 61_000;
+    const late = await run(pay(payment));
+    expect(late.response!.status).toBe(402);
+    expect(json(late.response!).error).toBe('payment_already_used');
+    expect(reads).toBeGreaterThan(0);
+    expect(facilitator.calls.settle).toBe(1);
+  });
+
   it('answers payment_already_used outside the replay window and for another resource', async () => {
     const requirement = requirementOf('GET /paid');
     const payment = buildPayment(requirement, { now: Math.floor(clock / 1000) });

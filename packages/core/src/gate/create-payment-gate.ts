@@ -120,6 +120,14 @@ const RETRY = Symbol('retry');
 
 /** Most payment header texts remembered as authenticated (about 1 KiB each). */
 const AUTHENTICATED_HEADERS_MAX = 4_096;
+/** Largest replayed body kept in process beside its header text (at most 4,096 of them). */
+const KEPT_REPLAY_MAX_BYTES = 8 * 1024;
+
+/** A payment header text this process authenticated, and, once replayed, the settled answer. */
+interface AuthenticatedHeader {
+  identity: PaymentIdentity;
+  replay?: { resource: string; until: number; response: StoredResponse; entry: LedgerEntry };
+}
 type Retry = typeof RETRY;
 
 /** JSON with object keys sorted (stores such as Postgres jsonb do not keep key order). */
@@ -199,21 +207,35 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
    * replay of a settled payment is answered from the ledger without decoding or recovering the
    * signature again: the same bytes were verified before. Bounded; oldest first out.
    */
-  const authenticatedHeaders = new Map<string, PaymentIdentity>();
+  const authenticatedHeaders = new Map<string, AuthenticatedHeader>();
   const rememberHeader = (value: string, identity: PaymentIdentity) => {
     if (authenticatedHeaders.size >= AUTHENTICATED_HEADERS_MAX) {
       authenticatedHeaders.delete(authenticatedHeaders.keys().next().value as string);
     }
-    authenticatedHeaders.set(value, identity);
+    authenticatedHeaders.set(value, { identity });
   };
 
-  /** The stored response for a byte-identical replay of a settled payment, if there is one. */
+  /**
+   * The stored response for a byte-identical replay of a settled payment, if there is one. A
+   * settled entry with its response never changes again (stores only purge it after its replay
+   * window), so once read it is kept beside the header text and later replays skip the store.
+   */
   async function replayOf(value: string, match: RouteMatch): Promise<Outcome | undefined> {
-    const identity = authenticatedHeaders.get(value);
-    if (identity === undefined) return undefined;
-    const entry = await store.get(identity).catch(() => undefined);
+    const known = authenticatedHeaders.get(value);
+    if (known === undefined) return undefined;
+    const kept = known.replay;
+    if (kept !== undefined) {
+      if (kept.resource !== match.resourceUrl || now() >= kept.until) return undefined;
+      return { kind: 'replay', response: kept.response, entry: kept.entry };
+    }
+    const entry = await store.get(known.identity).catch(() => undefined);
     if (!entry || entry.state !== 'settled' || !entry.response) return undefined;
-    if (entry.resource !== match.resourceUrl || now() >= ledger.replayUntil(entry)) return undefined;
+    const until = ledger.replayUntil(entry);
+    if (entry.resource !== match.resourceUrl || now() >= until) return undefined;
+    if (entry.response.body.byteLength <= KEPT_REPLAY_MAX_BYTES) {
+      Object.freeze(entry.response.headers);
+      known.replay = { resource: entry.resource, until, response: entry.response, entry };
+    }
     return { kind: 'replay', response: entry.response, entry };
   }
 
