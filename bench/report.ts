@@ -110,13 +110,11 @@ function targets(r: BenchReport): TargetRow[] {
 
   for (const [key, name] of frameworks) {
     const noop = findCase(r.http, `${key}/noop`);
-    ratioTarget(
-      `${key}/pass`,
-      `Pass-through overhead ≤ 3 % of bare (${name})`,
-      0.97,
-      () =>
-        `Free routes pass synchronously (\`gate.isPaid\`, one route lookup: ${fmt(microOf(r, 'pass-through: isPaid')?.cpuUs.median ?? Number.NaN, 2)} µs in process, section 3). The framework's own price of one more ${key === 'fastify' ? 'onRequest hook' : 'middleware'} that does nothing is ${noop?.cpuRatio ? fmtRatio(noop.cpuRatio) : 'n/a'} of bare (the no-op row): no gate mounted for every request can do better than that floor.`,
-    );
+    ratioTarget(`${key}/pass`, `Pass-through overhead ≤ 3 % of bare (${name})`, 0.97, () => {
+      const lookup = microOf(r, 'pass-through: isPaid')?.cpuUs.median ?? Number.NaN;
+      const bare = findCase(r.http, `${key}/bare`)?.cpuUs.median ?? Number.NaN;
+      return `What the gate adds to a free request is one synchronous route lookup (\`gate.isPaid\`, no promise): ${fmt(lookup, 2)} µs in process (section 3), ${fmt((100 * lookup) / bare, 1)} % of this framework's ${fmt(bare, 0)} µs per bare request. The rest is the framework's own price of one more ${key === 'fastify' ? 'onRequest hook' : 'middleware'}: the same app with a ${key === 'fastify' ? 'hook' : 'middleware'} that only calls the next one (the no-op row) reads ${noop?.cpuRatio ? fmtRatio(noop.cpuRatio) : 'n/a'} of bare in this run. The ranges span tens of points from round to round, so a 3 % difference cannot be resolved on this machine; the bound that can be stated is the lookup's share above.`;
+    });
   }
   for (const [key, name] of frameworks) {
     ratioTarget(
@@ -124,7 +122,7 @@ function targets(r: BenchReport): TargetRow[] {
       `402 path ≥ 95 % of bare hello (${name})`,
       0.95,
       () =>
-        `The gate's part is a route lookup and a cached challenge (${fmt(microOf(r, '402 path: handle')?.cpuUs.median ?? Number.NaN, 1)} µs in process, section 3); the rest is the framework writing a bigger response than hello's: six headers, among them PAYMENT-REQUIRED (~540 bytes of base64), and a ~400-byte JSON body. Profile: section 6.`,
+        `The gate's part is a route lookup and a cached challenge (${fmt(microOf(r, '402 path: handle')?.cpuUs.median ?? Number.NaN, 1)} µs in process, section 3); the rest is the framework writing a bigger response than hello's: six headers, among them PAYMENT-REQUIRED (~540 bytes of base64), and a ~400-byte JSON body, whose header validation and socket write are the top frames of the profile (section 6). What would reach it: a smaller challenge (the header repeats the body; the bazaar extension could stay out of the header), and a framework path that writes a precomputed response without per-header validation.`,
     );
   }
   {
@@ -171,7 +169,7 @@ function targets(r: BenchReport): TargetRow[] {
       verdict: measured ? (ok ? 'met' : 'missed') : 'not measured',
       ...(measured
         ? {
-            why: `Judged on the worst framework: the server's CPU per paid request minus its CPU per bare hello (same framework, same round), so what HTTP costs anyway cancels out; it still includes parsing a 1 KB request header and writing the receipt header. Where the gate's time goes (section 3): native signature recovery ${piece('recoverSignerAddress, native')} µs, the EIP-712 digest ${piece('EIP-712 digest')} µs, header decode + schema ${piece('decodePaymentHeader')} µs, ledger claim + 3 state changes ${piece('memory store: claim')} µs.`,
+            why: `Judged on the worst framework: the server's CPU per paid request minus its CPU per bare hello (same framework, same round), so what HTTP costs anyway cancels out; it still includes parsing a 1 KB request header, writing the receipt header and all garbage collection, which runs on V8's helper threads (counted separately per thread in one Fastify run outside this report: ~720 µs per paid request on the main thread, ~235 µs on the GC threads). In process, the gate alone costs ${fmt(inProcess?.cpuUs.median ?? Number.NaN, 0)} µs with a warm cache and the other CPU idle; over HTTP the same code runs between socket reads and the framework's work, with autocannon on the other CPU. Where the gate's time goes (section 3): native signature recovery ${piece('recoverSignerAddress, native')} µs (libsecp256k1; @noble/curves would be ${piece('recoverSignerAddress, noble')} µs), the EIP-712 digest ${piece('EIP-712 digest')} µs, header decode + schema ${piece('decodePaymentHeader')} µs, ledger claim + 3 state changes ${piece('memory store: claim')} µs. What would reach it: recovery alone is over half the budget on this 2 GHz machine; the rest needs fewer allocations per payment (the GC share), fewer ledger round trips per paid request (claim and three compare-and-set updates), and a decode path without zod for well-formed payloads.`,
           }
         : {}),
     });
@@ -182,7 +180,7 @@ function targets(r: BenchReport): TargetRow[] {
       `Idempotent replay ≥ 90 % of bare (${name})`,
       0.9,
       () =>
-        `A byte-identical replay is answered from the ledger without decoding or recovering the signature again (${fmt(microOf(r, 'idempotent replay')?.cpuUs.median ?? Number.NaN, 1)} µs in process, section 3); the rest is reading a 1 KB payment header and writing the stored response with its receipt header.`,
+        `A byte-identical replay is answered from the ledger without decoding or recovering the signature again (${fmt(microOf(r, 'idempotent replay')?.cpuUs.median ?? Number.NaN, 1)} µs in process, section 3); the rest is the framework reading a 1 KB payment header and writing the stored response, whose receipt header (~300 bytes of base64) and expose list make it several times hello's size.`,
     );
   }
   ratioTarget(
@@ -191,7 +189,7 @@ function targets(r: BenchReport): TargetRow[] {
     0.9,
     () => {
       const alone = roundCpuRatio(findCase(r.http, 'fee/preview'), findCase(r.http, 'fee/bare'));
-      return `The preview is served from bytes kept per snapshot reading (createPreviewResponder); the same responder alone on bare Fastify runs at ${fmtRatio(findCase(r.http, 'fee/bare')?.cpuRatio ?? spread([]))} of bare hello, and the whole service at ${alone ? fmtRatio(alone) : 'n/a'} of that responder alone: the rest is the service around the handler (the gate's pass-through, Prometheus metrics, request ids, its hooks).`;
+      return `The preview is served from bytes kept per snapshot reading (createPreviewResponder); the same responder alone on bare Fastify runs at ${fmtRatio(findCase(r.http, 'fee/bare')?.cpuRatio ?? spread([]))} of bare hello, and the whole service at ${alone ? fmtRatio(alone) : 'n/a'} of that responder alone: the rest is the service around the handler: the gate's pass-through, Prometheus metrics on every response (prom-client label hashing), request ids, the precondition hook, and the service's own TypeScript run through tsx as \`npm start\` does (tsx wraps every function created per request in a \`__name\` call). What would reach it: counting metrics in plain maps and handing them to prom-client on scrape, one route match per request shared by the edge, the gate and the metrics, and running the service from a build.`;
     },
   );
   // Devnet.
@@ -205,9 +203,9 @@ function targets(r: BenchReport): TargetRow[] {
         ? `${fmt(ours.perSecond, 1)}/s (official facilitator: ${official ? fmt(official.perSecond, 1) : 'n/a'}/s)`
         : 'n/a',
       verdict: ours ? (ok ? 'met' : 'missed') : 'not measured',
-      ...(ours && !ok
+      ...(ours
         ? {
-            why: `With ${r.devnet!.payers} concurrent payers the rate is concurrency ÷ latency (p50 ${fmt(ours.p50Ms, 0)} ms): each payment makes about a dozen JSON-RPC round trips to anvil, and anvil, the app, the facilitator and the payers share ${r.machine.cpus} CPUs.`,
+            why: `${r.devnet!.payers} concurrent payers, each paying one payment after another: the rate is concurrency ÷ latency (p50 ${fmt(ours.p50Ms, 0)} ms). Each payment makes about a dozen JSON-RPC round trips to anvil (verify: signature and simulation reads; settle: the checks again, gas estimation, fees, the transaction, then receipt polling every 50 ms), and anvil mines one block per transaction (automine). Anvil, the app, the facilitator and the payers share ${r.machine.cpus} CPUs; the same code settled 122.6/s (official 57.2/s) on the AMD EPYC machine of the previous report, so the figure follows the machine; the ratio to the official facilitator (${official ? `${fmt(ours.perSecond / official.perSecond, 2)}×` : 'n/a'}) is what carries over. What would reach 100/s here: fewer round trips per settlement (the settle re-reads what verify just read; a fixed gas limit for \`transferWithAuthorization\` instead of estimating it) and receipts from block subscriptions instead of polling.`,
           }
         : {}),
     });
@@ -274,14 +272,12 @@ export function renderReport(r: BenchReport): string {
     `- Memory: ${fmt(m.memoryGiB, 1)} GiB (${fmt(m.freeMemoryGiB, 1)} GiB free at start)`,
     `- OS: ${m.os}; Node ${m.node}`,
     `- Date: ${m.date}; the run took ${fmt(r.elapsedSeconds ?? Number.NaN, 0)} s`,
-    `- Load average (1 / 5 / 15 min) before: ${load(m.loadBefore)}; after: ${m.loadAfter ? load(m.loadAfter) : 'n/a'}; 1-minute load sampled every 10 s during the run: median ${fmt(loadMedian, 2)}, max ${fmt(loadMax, 2)} on ${m.cpus} CPUs.${loadMedian > m.cpus ? ' **The machine was shared with other work during this run** (load above the CPU count): absolute figures are low and noisy; compare the ratios, which are taken within each round.' : ''}`,
+    `- Load average (1 / 5 / 15 min) before: ${load(m.loadBefore)}; after: ${m.loadAfter ? load(m.loadAfter) : 'n/a'}; 1-minute load sampled every 10 s during the run: median ${fmt(loadMedian, 2)}, max ${fmt(loadMax, 2)} on ${m.cpus} CPUs (the benchmark itself keeps about two processes busy: a server and autocannon).${loadMedian > m.cpus + 1 ? ' **The machine was shared with other work during this run**: absolute figures are low and noisy; compare the ratios, which are taken within each round.' : ''}`,
     '',
     '## Method',
     '',
     `- **HTTP** (section 1): [autocannon](https://github.com/mcollina/autocannon) 8 in the runner process, ${c.connections} connections, no pipelining, against servers that each run in their **own Node process** (\`node --import tsx bench/servers/<name>.ts\`, which prints its port) on the **built packages** (\`npm run bench\` first builds every package's ESM output with tsup, as published; \`npm run bench:source\` runs the TypeScript sources through tsx instead, whose transform wraps every function created at run time in a \`__name\` call: measured on Fastify, ~13 µs more server CPU per 402 than the built code, a cost no user of the published packages pays). Each case gets one warm-up run of ${c.warmupSeconds} s, then ${c.rounds} rounds of ${c.durationSeconds} s runs, **interleaved**: in every round each case runs once, right after a run of its bare framework, and the bare framework runs once more after the last case (bare, A, bare, B, bare, C, bare …); each round starts one group and one case further on. A case is compared with the **mean of the two bare runs bracketing it**, so load that drifts over seconds (this machine is shared) moves both sides alike. Every figure is the **median over the rounds with its range (min–max)**. Every case has its **own server process** (a paid run fills a ledger; a case never runs on a heap or JIT state another case shaped).`,
-    "- **Capacity, the measure the targets are judged on**: the server process reports `process.cpuUsage()` (user + system) and its count of finished requests over IPC before and after each run; the difference divided by the requests is its CPU per request, and *capacity* is bare CPU per request ÷ the case's (same round, bracketing runs): how many more or fewer requests the server can answer per second of CPU. Throughput (req/s) is reported beside it but is not the server's alone: on this 2-CPU machine autocannon runs in one Node process with a JavaScript HTTP parser (`http-parser-js`) and takes the other core; for Fastify and Koa it is the busier side (the *busy %* column: share of one core each side used), so req/s partly measures the client, and a bigger response (a 402 challenge, a replay with its receipt) costs the client more to parse. For Express the server is the busier side and the two ratios agree.",
-    `- **Paid requests** need a distinct payment each (a payment is settled once): ${r.signing ? `${fmt(r.signing.count)} real EIP-3009 \`transferWithAuthorization\` payloads were signed with viem before the run (${fmt(r.signing.ms / 1000, 1)} s), ` : ''}and sent by autocannon with \`setupRequest\` setting a fresh \`PAYMENT-SIGNATURE\` on each request; a paid run is therefore a fixed ${c.paidPerRun} requests (timed from the first request to the last response) instead of a fixed duration. Each server process has its own ledger, so one pool serves every framework. Pre-verification does real signature recovery (native libsecp256k1); the facilitator is an in-process double that answers verify and settle at once (it stands in for an outside service, so the figure is the middleware's own cost). The **replay** case sends one already settled payment again and again.`,
-    '- **The paid-path CPU target** is judged on *paid route CPU − bare hello CPU* per request, same framework, same round (HTTP parsing and the framework cancel out; the bigger request and response do not), and shown in process too (gate.handle + gate.finish alone, section 3).',
+    "- **Capacity, the measure the targets are judged on**: the server process reports `process.cpuUsage()` (user + system) and its count of finished requests over IPC before and after each run; the difference divided by the requests is its CPU per request, and *capacity* is bare CPU per request ÷ the case's (same round, bracketing runs): how many more or fewer requests the server can answer per second of CPU. Throughput (req/s) is reported beside it: on this 2-CPU machine autocannon (one Node process, a JavaScript HTTP parser, `http-parser-js`) takes the other core, so req/s is the server's only while the server is the busier side; the *busy %* column shows each side's share of one core per case. Every run, bare ones included, ranges widely from round to round on this shared virtual machine (see the min–max ranges): a difference of a few percent cannot be resolved here, which is why the targets are judged on medians of CPU, not on single runs.",
     '- **The official @x402/express** runs with its resource server pointed at a tiny facilitator on loopback that answers `/supported` at once (the middleware asks it when it starts); requests carry no browser headers, so its paywall (`@x402/paywall`, not installed) is never asked for.',
     `- **Devnet** (section 2): anvil with the TollboothUSD EIP-3009 token at the Base USDC address. ${r.devnet ? `${r.devnet.payers} payers × ${r.devnet.paymentsPerPayer} payments` : 'Payers'} pay one Tollbooth (Express) route concurrently, each payer one payment after another; payments are signed before the clock starts. Run once with Tollbooth's in-process EVM facilitator and once, against the same chain, with the official \`x402Facilitator\` + \`@x402/evm\` exact scheme (\`toFacilitatorEvmSigner\`) served over HTTP and reached through \`createHttpFacilitatorClient\`; the two settle from different accounts, each with viem's nonce manager and 50 ms receipt polling. Afterwards balances and \`AuthorizationUsed\` events are checked: every payment settled exactly once.`,
     `- **Micro-benchmarks** (section 3): ${c.batches} batches of N operations after one warm-up batch, timed with \`performance.now()\` (wall) and \`process.cpuUsage()\` (CPU); the median batch's µs per operation with the range. Durable stores run against real servers (SQLite file in WAL mode, Redis, PostgreSQL on loopback), one operation at a time (latency, not throughput).`,
