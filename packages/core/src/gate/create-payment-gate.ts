@@ -23,6 +23,7 @@ import {
 } from '../routes/compile-routes';
 import type { RoutesConfig } from '../routes/types';
 import type { PaymentIdentity, SchemeServer } from '../scheme';
+import { mergeHeaderList } from './header-list';
 import { codeForReason, findRequirement } from './match-requirements';
 import type {
   GateHooks,
@@ -144,10 +145,7 @@ function canonicalJson(value: unknown): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function mergeExpose(existing: string | undefined): string {
-  if (!existing || existing === EXPOSED_PAYMENT_HEADERS) return EXPOSED_PAYMENT_HEADERS;
-  const names = existing.split(',').map((s) => s.trim().toLowerCase());
-  const missing = EXPOSED_PAYMENT_HEADERS.split(', ').filter((h) => !names.includes(h.toLowerCase()));
-  return missing.length === 0 ? existing : `${existing}, ${missing.join(', ')}`;
+  return mergeHeaderList(existing, EXPOSED_PAYMENT_HEADERS);
 }
 
 /**

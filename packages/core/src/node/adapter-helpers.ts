@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { buffer } from 'node:stream/consumers';
+import { mergeHeaderList } from '../gate/header-list';
 import type { GateResponse, HandlerResponse } from '../gate/types';
 
 /**
@@ -14,19 +15,6 @@ export function toHandlerHeaders(
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined)
       result[name.toLowerCase()] = Array.isArray(value) ? value.map(String) : String(value);
-  }
-  return result;
-}
-
-/**
- * The headers of a gate response ready for a framework's `setHeader`: `set-cookie`, stored as
- * one `\n`-joined string, goes back to a list.
- */
-export function toOutgoingHeaders(response: GateResponse): Record<string, string | string[]> {
-  const result: Record<string, string | string[]> = {};
-  for (const name in response.headers) {
-    const value = response.headers[name]!;
-    result[name] = name === 'set-cookie' ? value.split('\n') : value;
   }
   return result;
 }
@@ -80,20 +68,11 @@ export function applyGateHeaders(
   for (const name in headers) {
     const value = headers[name]!;
     if (name === 'set-cookie') target.set(name, value.split('\n'));
-    else if (name === 'access-control-expose-headers') target.set(name, mergeList(target.get(name), value));
+    else if (name === 'access-control-expose-headers')
+      target.set(name, mergeHeaderList(target.get(name), value));
     else target.set(name, value);
   }
   target.set('content-length', String(response.body.byteLength));
-}
-
-/** `existing` (a comma-separated header value) plus the names of `added` it lacks, case-insensitively. */
-function mergeList(existing: unknown, added: string): string {
-  if (existing === undefined || existing === null || existing === '') return added;
-  const current = Array.isArray(existing) ? existing.join(', ') : String(existing);
-  if (current === added) return added;
-  const have = new Set(current.split(',').map((s) => s.trim().toLowerCase()));
-  const missing = added.split(',').filter((s) => !have.has(s.trim().toLowerCase()));
-  return missing.length === 0 ? current : `${current}, ${missing.map((s) => s.trim()).join(', ')}`;
 }
 
 /** Lower-case names of the headers a header object holds now (the `before` of {@link applyGateHeaders}). */

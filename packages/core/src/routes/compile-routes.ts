@@ -65,10 +65,11 @@ export interface CompiledRoute {
   /** The server's own requirements, keys in official order (scheme, network, amount, asset, payTo, maxTimeoutSeconds, extra). */
   readonly requirements: readonly PaymentRequirements[];
   /**
-   * Resource URL for a request (absolute URL as received); without one, `baseUrl + path` (the
-   * declared pattern for routes with params or wildcards).
+   * Resource URL for a request (absolute URL as received, or that URL already normalised by
+   * `normalizeTarget`); without one, `baseUrl + path` (the declared pattern for routes with params
+   * or wildcards).
    */
-  resourceUrl(requestUrl?: string): string;
+  resourceUrl(request?: string | NormalizedTarget): string;
   /** v1 requirements for a resource URL (v1 repeats the resource inside every requirement). */
   requirementsV1(resourceUrl: string): PaymentRequirementsV1[];
   /** The 402 challenge for a resource URL and error code, cached for `payment_required`. */
@@ -349,11 +350,11 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
         route.pattern.params.forEach((name, i) => {
           params[name] = found[i + 1] ?? '';
         });
-        return { route, path: target.path, params, target, resourceUrl: resourceUrlOf(route, target, url) };
+        return { route, path: target.path, params, target, resourceUrl: route.resourceUrl(target) };
       }
       const route = compiled[candidate];
       if (!route) return undefined;
-      return { route, path: target.path, params: {}, target, resourceUrl: resourceUrlOf(route, target, url) };
+      return { route, path: target.path, params: {}, target, resourceUrl: route.resourceUrl(target) };
     },
     get: (key) => byKey.get(key),
     setAvailability(key, availability) {
@@ -392,12 +393,11 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern 
   const varies = input.pattern.params.length > 0 || input.pattern.wildcards > 0;
   const cache = new Map<string, Challenge>();
 
-  const resourceUrl = (requestUrl?: string): string => {
-    if (requestUrl === undefined) return `${baseUrl ?? ''}${path}`;
-    return resourceUrlFor(normalizeTarget(requestUrl));
+  const resourceUrl = (request?: string | NormalizedTarget): string => {
+    if (request === undefined) return `${baseUrl ?? ''}${path}`;
+    const target = typeof request === 'string' ? normalizeTarget(request) : request;
+    return `${baseUrl ?? target.origin ?? ''}${varies ? target.path : path}`;
   };
-  const resourceUrlFor = (target: NormalizedTarget): string =>
-    `${baseUrl ?? target.origin ?? ''}${varies ? target.path : path}`;
 
   const requirementsV1 = (resource: string): PaymentRequirementsV1[] =>
     requirements.map((r) => ({
@@ -459,14 +459,5 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern 
     order: input.order,
   } satisfies CompiledRoute & { pattern: Pattern };
   if (input.canonical) (route as { canonical?: CanonicalRule }).canonical = input.canonical;
-  resourceUrls.set(route, resourceUrlFor);
   return route;
-}
-
-/** Each compiled route's resource URL from an already normalised target (matching normalises once). */
-const resourceUrls = new WeakMap<CompiledRoute, (target: NormalizedTarget) => string>();
-
-function resourceUrlOf(route: CompiledRoute, target: NormalizedTarget, url: string): string {
-  const of = resourceUrls.get(route);
-  return of ? of(target) : route.resourceUrl(url);
 }
