@@ -127,7 +127,8 @@ const KEPT_REPLAY_MAX_BYTES = 8 * 1024;
 /** A payment header text this process authenticated, and, once replayed, the settled answer. */
 interface AuthenticatedHeader {
   identity: PaymentIdentity;
-  replay?: { resource: string; until: number; response: StoredResponse; entry: LedgerEntry };
+  /** A settled entry with its response, and the end of its replay window (epoch ms). */
+  replay?: { entry: LedgerEntry; until: number };
 }
 type Retry = typeof RETRY;
 
@@ -223,8 +224,8 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     if (known === undefined) return undefined;
     const kept = known.replay;
     if (kept !== undefined) {
-      if (kept.resource !== match.resourceUrl || now() >= kept.until) return undefined;
-      return { kind: 'replay', response: kept.response, entry: kept.entry };
+      if (kept.entry.resource !== match.resourceUrl || now() >= kept.until) return undefined;
+      return { kind: 'replay', response: kept.entry.response!, entry: kept.entry };
     }
     const entry = await store.get(known.identity).catch(() => undefined);
     if (!entry || entry.state !== 'settled' || !entry.response) return undefined;
@@ -232,7 +233,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     if (entry.resource !== match.resourceUrl || now() >= until) return undefined;
     if (entry.response.body.byteLength <= KEPT_REPLAY_MAX_BYTES) {
       Object.freeze(entry.response.headers);
-      known.replay = { resource: entry.resource, until, response: entry.response, entry };
+      known.replay = { entry, until };
     }
     return { kind: 'replay', response: entry.response, entry };
   }
