@@ -1,7 +1,8 @@
 // Section 1: HTTP throughput with autocannon. Every server runs in its own process; the cases
 // run interleaved (each round runs every case once, starting at a different case each round)
-// after one warm-up run each, and every figure is compared with the bare framework measured in
-// the same round.
+// after one warm-up run each, every measured run right after an unmeasured one (a server idle
+// while the others ran is cold again), and every figure is compared with the bare framework
+// measured in the same round.
 import autocannon, { type RequestSpec, type Result } from 'autocannon';
 import type { BenchConfig } from './lib/config';
 import { HELLO_PATH, PAID_PATH } from './lib/fixtures';
@@ -85,17 +86,25 @@ export interface HttpSectionResult {
   warmupSeconds: number;
   connections: number;
   paidPerRun: number;
+  rewarmSeconds: number;
+  rewarmPayments: number;
 }
 
-async function runOnce(c: HttpCase, config: BenchConfig, seconds: number): Promise<RunSample> {
+async function runOnce(
+  c: HttpCase,
+  config: BenchConfig,
+  seconds: number,
+  paidAmount = config.paidPerRun,
+): Promise<RunSample> {
   const request: RequestSpec = { method: 'GET', path: c.path, ...(c.headers ? { headers: c.headers } : {}) };
   let amount: number | undefined;
   let firstAt: number | undefined;
   let lastAt: number | undefined;
   if (c.pool) {
     const pool = c.pool;
-    amount = Math.min(config.paidPerRun, pool.headers.length - pool.next);
-    if (amount < config.connections) throw new Error(`${c.id}: the payment pool is exhausted`);
+    amount = Math.min(paidAmount, pool.headers.length - pool.next);
+    if (amount < Math.min(paidAmount, config.connections))
+      throw new Error(`${c.id}: the payment pool is exhausted`);
     // autocannon ends a fixed-amount run on its next one-second tick: time the requests themselves.
     request.setupRequest = (req) => {
       firstAt ??= performance.now();
@@ -156,7 +165,18 @@ interface Bracketed {
 export async function runInterleaved(
   cases: HttpCase[],
   config: BenchConfig,
-  options: { rounds: number; seconds: number; warmupSeconds: number; log: (line: string) => void },
+  options: {
+    rounds: number;
+    seconds: number;
+    warmupSeconds: number;
+    /**
+     * An unmeasured run right before every measured one (seconds; payments for pool cases): a server
+     * that sat idle while the other cases ran has had its heap shrunk and code flushed by V8's
+     * memory reducer, which a server under steady load never has.
+     */
+    rewarm?: { seconds: number; payments: number };
+    log: (line: string) => void;
+  },
 ): Promise<CaseResult[]> {
   const samples = new Map<string, RunSample[]>(cases.map((c) => [c.id, []]));
   const bracketed = new Map<string, Bracketed[]>(cases.map((c) => [c.id, []]));
@@ -176,6 +196,8 @@ export async function runInterleaved(
   for (let round = 0; round < options.rounds; round++) {
     const line: string[] = [];
     const run = async (c: HttpCase) => {
+      const rewarm = options.rewarm;
+      if (rewarm && rewarm.seconds > 0) await runOnce(c, config, rewarm.seconds, rewarm.payments);
       const s = await runOnce(c, config, options.seconds);
       samples.get(c.id)!.push(s);
       line.push(`${c.id} ${Math.round(s.rps)}`);
@@ -368,6 +390,7 @@ export async function runHttpSection(
     rounds: config.rounds,
     seconds: config.durationSeconds,
     warmupSeconds: config.warmupSeconds,
+    rewarm: { seconds: config.rewarmSeconds, payments: config.rewarmPayments },
     log,
   });
   return {
@@ -378,6 +401,8 @@ export async function runHttpSection(
     warmupSeconds: config.warmupSeconds,
     connections: config.connections,
     paidPerRun: config.paidPerRun,
+    rewarmSeconds: config.rewarmSeconds,
+    rewarmPayments: config.rewarmPayments,
   };
 }
 

@@ -33,7 +33,8 @@ const report: BenchReport = { config, machine, startedAt: new Date().toISOString
 try {
   log(`load average ${machine.loadBefore.map((l) => l.toFixed(2)).join(' ')} on ${machine.cpus} CPUs`);
   const wants = (s: (typeof config.sections)[number]) => config.sections.includes(s);
-  const httpNeed = wants('http') ? (1 + config.rounds) * config.paidPerRun + 1 : 0;
+  const rewarmNeed = config.rewarmSeconds > 0 ? config.rounds * config.rewarmPayments : 0;
+  const httpNeed = wants('http') ? (1 + config.rounds) * config.paidPerRun + rewarmNeed + 1 : 0;
   const microNeed = wants('micro') || wants('scaling') ? (config.batches + 1) * 200 + 1 : 0;
   const poolSize = Math.max(httpNeed, microNeed, wants('profile') ? 4001 : 0);
   const pool = await signPaymentPool({

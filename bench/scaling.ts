@@ -142,6 +142,7 @@ export async function runScalingSection(
     rounds: config.scalingRounds,
     seconds: config.scalingSeconds,
     warmupSeconds: 1,
+    rewarm: { seconds: config.rewarmSeconds, payments: config.rewarmPayments },
     log,
   });
   return { http, inProcess, ledger, notes };

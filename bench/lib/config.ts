@@ -14,6 +14,10 @@ export interface BenchConfig {
   durationSeconds: number;
   /** Seconds of the warm-up run of each case. */
   warmupSeconds: number;
+  /** Seconds of the unmeasured run right before every measured one (0: none). */
+  rewarmSeconds: number;
+  /** Payments of that run for paid cases. */
+  rewarmPayments: number;
   /** autocannon connections. */
   connections: number;
   /** Paid requests per run (each needs a distinct pre-signed payment). */
@@ -36,6 +40,9 @@ const HELP = `npm run bench -- [options]
   --rounds=N              interleaved rounds (default 6; env BENCH_ROUNDS)
   --duration=S            seconds per timed HTTP run (default 3; env BENCH_DURATION)
   --warmup=S              warm-up seconds per case (default 1.5; env BENCH_WARMUP)
+  --rewarm=S              unmeasured seconds right before every measured run (default 1, 0 for
+                          none; env BENCH_REWARM); paid cases send --rewarm-paid=N payments
+                          instead (default 500; env BENCH_REWARM_PAID)
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
   --paid=N                paid requests per run (default 2000; env BENCH_PAID)
   --payers=N --payments=N devnet payers and payments each (default 20 x 10)
@@ -50,6 +57,8 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
       rounds: { type: 'string' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
+      rewarm: { type: 'string' },
+      'rewarm-paid': { type: 'string' },
       connections: { type: 'string' },
       paid: { type: 'string' },
       payers: { type: 'string' },
@@ -85,6 +94,8 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
     rounds: num(values.rounds, 'BENCH_ROUNDS', 6, 2),
     durationSeconds: num(values.duration, 'BENCH_DURATION', 3, 1),
     warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 1.5, 1, 0),
+    rewarmSeconds: num(values.rewarm, 'BENCH_REWARM', 1, 0.5, 0),
+    rewarmPayments: num(values['rewarm-paid'], 'BENCH_REWARM_PAID', 500, 100),
     connections: num(values.connections, 'BENCH_CONNECTIONS', 50, 50),
     paidPerRun: num(values.paid, 'BENCH_PAID', 2000, 300),
     payers: num(values.payers, 'BENCH_PAYERS', 20, 5),
