@@ -10,7 +10,7 @@ import { readConfig } from './lib/config';
 import { describeMachine, sampleLoad } from './lib/machine';
 import { benchChallenge, benchPayers, signPaymentPool } from './lib/payments';
 import type { ServerProcess } from './lib/server-process';
-import { runMicroSection } from './micro';
+import { paidOpsNeeded, runMicroSection } from './micro';
 import { runProfileSection } from './profile';
 import { type BenchReport, renderReport } from './report';
 import { runScalingSection } from './scaling';
@@ -35,7 +35,7 @@ try {
   const wants = (s: (typeof config.sections)[number]) => config.sections.includes(s);
   const rewarmNeed = config.rewarmSeconds > 0 ? config.rounds * config.rewarmPayments : 0;
   const httpNeed = wants('http') ? (1 + config.rounds) * config.paidPerRun + rewarmNeed + 1 : 0;
-  const microNeed = wants('micro') || wants('scaling') ? (config.batches + 1) * 200 + 1 : 0;
+  const microNeed = wants('micro') || wants('scaling') ? paidOpsNeeded(config.batches) + 1 : 0;
   const poolSize = Math.max(httpNeed, microNeed, wants('profile') ? 4001 : 0);
   const pool = await signPaymentPool({
     count: poolSize,

@@ -9,7 +9,16 @@ import type { BenchConfig } from './lib/config';
 import { benchRoutes, createInstantFacilitator, HELLO_PATH, PAID_PATH } from './lib/fixtures';
 import type { PaymentPool } from './lib/payments';
 import { type ServerProcess, spawnServer } from './lib/server-process';
-import { claimAndFinish, entryFor, type MicroResult, measure, paidPathOp, viewOf } from './micro';
+import {
+  claimAndFinish,
+  entryFor,
+  type MicroResult,
+  measure,
+  PAID_OPS,
+  PAID_WARMUP_OPS,
+  paidPathOp,
+  viewOf,
+} from './micro';
 
 export const ROUTE_COUNTS = [1, 10, 100, 1000] as const;
 export const LEDGER_SIZES = [10_000, 1_000_000] as const;
@@ -53,14 +62,15 @@ export async function runScalingSection(
         if (o.kind !== 'pass') throw new Error('expected pass');
       }),
     );
-    const ops = Math.min(200, Math.floor((pool.headers.length - 1) / (config.batches + 1)));
     add(
       await measure(
         `${routes} routes`,
         `paid path (handle + finish), ${routes} routes`,
-        ops,
+        PAID_OPS,
         config.batches,
         paidPathOp(gate, pool.headers),
+        undefined,
+        PAID_WARMUP_OPS,
       ),
     );
     await gate.ledger.close();
