@@ -1,16 +1,21 @@
 // Fastify 5 hello app, bare, with the Tollbooth plugin or with one no-op onRequest hook:
-// `bench/servers/fastify.ts bare|tollbooth|noop`.
+// `bench/servers/fastify.ts bare|tollbooth|noop|bytes402` (see modeOf).
 import { tollbooth } from '@tollbooth/fastify';
 import Fastify from 'fastify';
 import { HELLO_BODY, HELLO_PATH, PAID_PATH } from '../lib/fixtures';
 import { announce } from '../lib/serve';
-import { modeOf, tollboothOptions } from './tollbooth-options';
+import { challengeResponse, modeOf, tollboothOptions } from './tollbooth-options';
 
 const app = Fastify({ logger: false });
 const mode = modeOf(process.argv);
 if (mode === 'tollbooth') await app.register(tollbooth, tollboothOptions());
 if (mode === 'noop') app.addHook('onRequest', (_request, _reply, done) => done());
 app.get(HELLO_PATH, async () => HELLO_BODY);
-app.get(PAID_PATH, async () => HELLO_BODY);
+if (mode === 'bytes402') {
+  const { status, headers, body } = await challengeResponse();
+  app.get(PAID_PATH, (_request, reply) => {
+    reply.code(status).headers(headers).send(body);
+  });
+} else app.get(PAID_PATH, async () => HELLO_BODY);
 await app.listen({ port: 0, host: '127.0.0.1' });
 await announce(app.server);

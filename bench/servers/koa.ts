@@ -1,22 +1,31 @@
 // Koa 3 hello app (with @koa/router), bare, behind tollbooth() or behind one no-op middleware:
-// `bench/servers/koa.ts bare|tollbooth|noop`.
+// `bench/servers/koa.ts bare|tollbooth|noop|bytes402` (see modeOf).
 import { createServer } from 'node:http';
 import Router from '@koa/router';
 import { tollbooth } from '@tollbooth/koa';
 import Koa from 'koa';
 import { HELLO_BODY, HELLO_PATH, PAID_PATH } from '../lib/fixtures';
 import { announce } from '../lib/serve';
-import { modeOf, tollboothOptions } from './tollbooth-options';
+import { challengeResponse, modeOf, tollboothOptions } from './tollbooth-options';
 
 const app = new Koa();
 const router = new Router();
 router.get(HELLO_PATH, (ctx) => {
   ctx.body = HELLO_BODY;
 });
-router.get(PAID_PATH, (ctx) => {
-  ctx.body = HELLO_BODY;
-});
 const mode = modeOf(process.argv);
+if (mode === 'bytes402') {
+  const { status, headers, body } = await challengeResponse();
+  router.get(PAID_PATH, (ctx) => {
+    ctx.status = status;
+    ctx.set(headers);
+    ctx.body = body;
+  });
+} else {
+  router.get(PAID_PATH, (ctx) => {
+    ctx.body = HELLO_BODY;
+  });
+}
 if (mode === 'tollbooth') app.use(tollbooth(tollboothOptions()));
 if (mode === 'noop') app.use((_ctx, next) => next());
 app.use(router.routes());

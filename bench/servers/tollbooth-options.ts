@@ -1,7 +1,12 @@
 // The gate options every Tollbooth benchmark server uses: the paid route (plus filler routes for
 // the scaling runs), the real exact-EVM scheme (native signature recovery unless
 // BENCH_RECOVERY=noble) and the instant facilitator double.
-import type { PaymentGateOptions, RoutesConfig } from '@tollbooth/core';
+import {
+  createPaymentGate,
+  type GateResponse,
+  type PaymentGateOptions,
+  type RoutesConfig,
+} from '@tollbooth/core';
 import { createExactEvmScheme } from '@tollbooth/evm';
 import { benchRoutes, createInstantFacilitator } from '../lib/fixtures';
 
@@ -14,13 +19,32 @@ export function tollboothOptions(): PaymentGateOptions & { routes: RoutesConfig 
   };
 }
 
+export type ServerMode = 'bare' | 'tollbooth' | 'noop' | 'bytes402';
+const MODES: readonly ServerMode[] = ['bare', 'tollbooth', 'noop', 'bytes402'];
+
 /**
- * From the first argument: `bare`, `tollbooth`, or `noop` — the bare app with one synchronous
+ * From the first argument: `bare`, `tollbooth`, `noop` — the bare app with one synchronous
  * middleware (hook) that only calls the next: the framework's own price of one more middleware,
- * the floor of any gate mounted for every request.
+ * the floor of any gate mounted for every request — or `bytes402`: the bare app whose paid route's
+ * handler writes the gate's 402 (status, headers and body, computed once at start-up): the
+ * framework's own price of sending that bigger response, without any gate.
  */
-export function modeOf(argv: readonly string[]): 'bare' | 'tollbooth' | 'noop' {
-  const mode = argv[2] ?? 'bare';
-  if (mode !== 'bare' && mode !== 'tollbooth' && mode !== 'noop') throw new Error(`unknown mode ${mode}`);
+export function modeOf(argv: readonly string[]): ServerMode {
+  const mode = (argv[2] ?? 'bare') as ServerMode;
+  if (!MODES.includes(mode)) throw new Error(`unknown mode ${mode}`);
   return mode;
+}
+
+/** The 402 the gate answers on the paid route (its request id aside, the same bytes every time). */
+export async function challengeResponse(): Promise<GateResponse> {
+  const gate = createPaymentGate(tollboothOptions());
+  const outcome = await gate.handle({
+    method: 'GET',
+    url: 'http://127.0.0.1/paid',
+    header: () => undefined,
+  });
+  await gate.ledger.close();
+  if (outcome.kind !== 'respond' || outcome.response.status !== 402)
+    throw new Error(`the gate answered ${outcome.kind} on the paid route`);
+  return outcome.response;
 }
