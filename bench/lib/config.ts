@@ -37,10 +37,10 @@ export interface BenchConfig {
 const HELP = `npm run bench -- [options]
   --quick                 short development run (2 rounds x 1 s, small pools)
   --only=http,micro,...   sections: ${SECTIONS.join(', ')}
-  --rounds=N              interleaved rounds (default 6; env BENCH_ROUNDS)
+  --rounds=N              interleaved rounds (default 5; env BENCH_ROUNDS)
   --duration=S            seconds per timed HTTP run (default 3; env BENCH_DURATION)
   --warmup=S              warm-up seconds per case (default 1.5; env BENCH_WARMUP)
-  --rewarm=S              unmeasured seconds right before every measured run (default 1, 0 for
+  --rewarm=S              unmeasured seconds right before every measured run (default 0.5, 0 for
                           none; env BENCH_REWARM); paid cases send --rewarm-paid=N payments
                           instead (default 500; env BENCH_REWARM_PAID)
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
@@ -91,10 +91,10 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
   const config: BenchConfig = {
     quick,
     sections,
-    rounds: num(values.rounds, 'BENCH_ROUNDS', 6, 2),
+    rounds: num(values.rounds, 'BENCH_ROUNDS', 5, 2),
     durationSeconds: num(values.duration, 'BENCH_DURATION', 3, 1),
     warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 1.5, 1, 0),
-    rewarmSeconds: num(values.rewarm, 'BENCH_REWARM', 1, 0.5, 0),
+    rewarmSeconds: num(values.rewarm, 'BENCH_REWARM', 0.5, 0.5, 0),
     rewarmPayments: num(values['rewarm-paid'], 'BENCH_REWARM_PAID', 500, 100),
     connections: num(values.connections, 'BENCH_CONNECTIONS', 50, 50),
     paidPerRun: num(values.paid, 'BENCH_PAID', 2000, 300),
