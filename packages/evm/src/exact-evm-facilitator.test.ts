@@ -34,6 +34,18 @@ afterAll(async () => {
   await devnet?.stop();
 });
 
+/** One JSON-RPC call to the devnet, for transports that intercept some calls. */
+async function rpc(method: string, params: unknown): Promise<unknown> {
+  const response = await fetch(devnet.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
+  if (body.error) throw Object.assign(new Error(body.error.message), body.error);
+  return body.result;
+}
+
 /** Balances of payer and payTo, to check that a refusal moved nothing. */
 async function balances(address: `0x${string}`) {
   return [await devnet.balanceOf(address), await devnet.balanceOf(devnet.accounts.payTo.address)];
@@ -174,30 +186,79 @@ describe('createExactEvmFacilitator on a devnet', () => {
     expect((await devnet.balanceOf(devnet.accounts.payTo.address)) - payToBefore).toBe(200_000n);
   });
 
-  it('keeps settling after a pending settlement transaction was dropped (no nonce gap)', async () => {
+  it('settles the other 19 of 20 concurrent settlements when the node refuses one (no one waits behind its nonce)', async () => {
+    let sends = 0;
+    const refusing = createExactEvmFacilitator({
+      account: devnet.accounts.facilitator.privateKey,
+      chain: devnet.chain,
+      transport: custom({
+        async request({ method, params }) {
+          // The node refuses the fifth transaction outright; it never reaches the chain.
+          if (method === 'eth_sendRawTransaction' && ++sends === 5)
+            throw Object.assign(new Error('insufficient funds for gas * price + value'), { code: -32000 });
+          return rpc(method, params);
+        },
+      }),
+      pollingIntervalMs: 50,
+      receiptTimeoutMs: 4_000,
+    });
+    const payments = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => buildPayment(payer(i % 4), requirements)),
+    );
+    const payToBefore = await devnet.balanceOf(devnet.accounts.payTo.address);
+    const results = await Promise.all(payments.map((p) => refusing.settle(p, requirements)));
+    const refused = results.filter((r) => !r.success);
+    expect(refused).toEqual([
+      expect.objectContaining({ errorReason: ExactEvmReason.transactionFailed, transaction: '' }),
+    ]);
+    expect(new Set(results.filter((r) => r.success).map((r) => r.transaction)).size).toBe(19);
+    expect((await devnet.balanceOf(devnet.accounts.payTo.address)) - payToBefore).toBe(190_000n);
+    // The refused payment moved nothing: its authorization is still unused.
+    const lost = payments[results.findIndex((r) => !r.success)]!.payload as {
+      authorization: { from: Hex; nonce: Hex };
+    };
+    expect(
+      await devnet.publicClient.readContract({
+        address: devnet.token.address,
+        abi: devnet.token.abi,
+        functionName: 'authorizationState',
+        args: [lost.authorization.from, lost.authorization.nonce],
+      }),
+    ).toBe(false);
+  });
+
+  it('keeps settling after a pending settlement transaction was dropped, and the dropped one still lands under its hash', async () => {
     const dropping = createExactEvmFacilitator({
       account: devnet.accounts.facilitator.privateKey,
       chain: devnet.chain,
       rpcUrl: devnet.rpcUrl,
       pollingIntervalMs: 50,
-      receiptTimeoutMs: 400,
+      receiptTimeoutMs: 1_000,
+      rebroadcastAfterMs: 200,
     });
     const account = payer(2);
+    const before = await devnet.balanceOf(account.address);
     const lost = await buildPayment(account, requirements);
     await devnet.setAutomine(false);
+    let pending: Awaited<ReturnType<typeof dropping.settle>>;
     try {
-      expect(await dropping.settle(lost, requirements)).toMatchObject({
-        errorReason: ExactEvmReason.settlementPending,
-      });
+      pending = await dropping.settle(lost, requirements);
+      expect(pending).toMatchObject({ errorReason: ExactEvmReason.settlementPending });
       await devnet.testClient.request({ method: 'anvil_dropAllTransactions' } as never);
+      expect(await devnet.publicClient.request({ method: 'txpool_status' } as never)).toEqual({
+        pending: '0x0',
+        queued: '0x0',
+      });
     } finally {
       await devnet.setAutomine(true);
     }
-    const before = await devnet.balanceOf(account.address);
     const next = await buildPayment(account, requirements);
     const receipt = await dropping.settle(next, requirements);
     expect(receipt).toMatchObject({ success: true, payer: account.address });
-    expect(before - (await devnet.balanceOf(account.address))).toBe(10_000n);
+    // The dropped transaction was sent again with the same bytes: the hash reported as pending landed.
+    const landed = await devnet.publicClient.getTransactionReceipt({ hash: pending.transaction as Hex });
+    expect(landed.status).toBe('success');
+    expect(before - (await devnet.balanceOf(account.address))).toBe(20_000n);
   });
 
   it('answers settlement_pending with the hash when the receipt does not come, and reconcile finds it once mined', async () => {
@@ -294,19 +355,9 @@ describe('createExactEvmFacilitator on a devnet', () => {
         async request({ method, params }) {
           if (method === 'eth_sendRawTransaction' && refuseNext) {
             refuseNext = false;
-            throw Object.assign(new Error('replacement transaction underpriced'), { code: -32000 });
+            throw Object.assign(new Error('insufficient funds for gas * price + value'), { code: -32000 });
           }
-          const response = await fetch(devnet.rpcUrl, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-          });
-          const body = (await response.json()) as {
-            result?: unknown;
-            error?: { code: number; message: string };
-          };
-          if (body.error) throw Object.assign(new Error(body.error.message), body.error);
-          return body.result;
+          return rpc(method, params);
         },
       }),
       pollingIntervalMs: 50,
@@ -320,6 +371,27 @@ describe('createExactEvmFacilitator on a devnet', () => {
     });
     const second = await flaky.settle(await buildPayment(payer(1), requirements), requirements);
     expect(second).toMatchObject({ success: true });
+  });
+
+  it('signs again with a nonce read from the node when the node says the nonce is taken, sending one transfer', async () => {
+    // Another sender used the account: this facilitator's count is behind.
+    const other = devnet.clientFor(devnet.accounts.payTo.privateKey);
+    const behind = createExactEvmFacilitator({
+      account: devnet.accounts.payTo.privateKey,
+      chain: devnet.chain,
+      rpcUrl: devnet.rpcUrl,
+      pollingIntervalMs: 50,
+    });
+    expect(await behind.settle(await buildPayment(payer(0), requirements), requirements)).toMatchObject({
+      success: true,
+    });
+    const hash = await other.sendTransaction({ to: devnet.accounts.payTo.address, value: 0n });
+    await other.waitForTransactionReceipt({ hash });
+    const account = payer(0);
+    const before = await devnet.balanceOf(account.address);
+    const receipt = await behind.settle(await buildPayment(account, requirements), requirements);
+    expect(receipt).toMatchObject({ success: true });
+    expect(before - (await devnet.balanceOf(account.address))).toBe(10_000n);
   });
 
   it('settles through a viem wallet client given instead of an account', async () => {

@@ -10,20 +10,18 @@ import {
   type Address,
   type Chain,
   type Client,
-  createNonceManager,
   createWalletClient,
   custom,
   type Hex,
   http,
-  type NonceManager,
   type Transport,
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { jsonRpc } from 'viem/nonce';
 import { EXACT_SCHEME } from '../constants';
 import { EvmErrorCode, EvmSchemeError } from '../errors';
 import { checkRequest, toExactEvmRequest } from '../internal/exact-evm-request';
+import { settlementSenderFor } from '../internal/settlement-sender';
 import { settleExactEvmPayment } from './settle-exact-evm-payment';
 import { verifyExactEvmPayment } from './verify-exact-evm-payment';
 
@@ -37,7 +35,7 @@ export interface ExactEvmFacilitatorNetwork {
 }
 
 export interface CreateExactEvmFacilitatorParameters {
-  /** A wallet client with an account and a chain; its account gets a nonce manager if it has none. */
+  /** A wallet client with an account and a chain. */
   walletClient?: WalletClient | undefined;
   /** The settling account (a viem account or a private key), with `chain`/`networks`. */
   account?: Account | Hex | undefined;
@@ -53,8 +51,18 @@ export interface CreateExactEvmFacilitatorParameters {
   pollingIntervalMs?: number | undefined;
   /** Simulate the transfer in verify. Default true. */
   simulate?: boolean | undefined;
-  /** Simulate again in settle. Default false. */
+  /**
+   * Simulate again in settle even when this facilitator's verify simulated the same payment less
+   * than `simulationReuseMs` before. Default false: settle simulates only payments it has not
+   * just verified (or when it must estimate gas, which simulates).
+   */
   simulateInSettle?: boolean | undefined;
+  /** How long a simulation in verify stands in for one in settle. Default 3 000. */
+  simulationReuseMs?: number | undefined;
+  /** Fees read from the node are reused this long. Default 1 000. */
+  feeTtlMs?: number | undefined;
+  /** A settlement transaction still without a receipt is broadcast again this often. Default 2 000. */
+  rebroadcastAfterMs?: number | undefined;
 }
 
 /** Defaults of {@link createExactEvmFacilitator}. */
@@ -63,6 +71,9 @@ export const EXACT_EVM_FACILITATOR_DEFAULTS = Object.freeze({
   pollingIntervalMs: 250,
   simulate: true,
   simulateInSettle: false,
+  simulationReuseMs: 3_000,
+  feeTtlMs: 1_000,
+  rebroadcastAfterMs: 2_000,
 });
 
 export type CreateExactEvmFacilitatorReturnType = FacilitatorClient & {
@@ -75,21 +86,13 @@ export type CreateExactEvmFacilitatorErrorType = EvmSchemeError;
 
 type SettlingClient = Client<Transport, Chain, Account>;
 
-/**
- * Concurrent settlements from one account otherwise reuse the same transaction nonce. Each
- * facilitator gets a nonce manager of its own rather than viem's process-wide one, so two
- * facilitators (or chains that share an id, like two devnets) never inherit each other's counts.
- */
-function withNonceManager(account: Account, manager: NonceManager): Account {
-  return account.nonceManager ? account : ({ ...account, nonceManager: manager } as Account);
-}
-
 const V1_NAME_BY_NETWORK = new Map(Object.entries(V1_NETWORKS).map(([name, network]) => [network, name]));
 
 /**
  * An in-process facilitator for scheme `exact` on EVM networks: verifies with the official checks
  * and a simulated transfer, settles with `transferWithAuthorization` from its own account (gas paid
- * by it, a nonce manager for concurrent settlements), x402 v2 and v1 payloads.
+ * by it; local nonces, broadcasts in nonce order, one receipt poller per network), x402 v2 and v1
+ * payloads.
  *
  * @throws {EvmSchemeError} `invalid_config`, listing every problem at once.
  * @example
@@ -102,7 +105,6 @@ export function createExactEvmFacilitator(
   const options = { ...EXACT_EVM_FACILITATOR_DEFAULTS, ...dropUndefined(parameters) };
   const problems: string[] = [];
   const clients = new Map<string, SettlingClient>();
-  const ownNonceManager = createNonceManager({ source: jsonRpc() });
   const { walletClient } = parameters;
   if (walletClient) {
     if (!walletClient.account) problems.push('walletClient has no account');
@@ -111,7 +113,7 @@ export function createExactEvmFacilitator(
       problems.push('give either walletClient or account with chain/networks, not both');
     if (walletClient.account && walletClient.chain) {
       const client = createWalletClient({
-        account: withNonceManager(walletClient.account, ownNonceManager),
+        account: walletClient.account,
         chain: walletClient.chain,
         transport: custom(walletClient),
         pollingInterval: walletClient.pollingInterval,
@@ -122,12 +124,12 @@ export function createExactEvmFacilitator(
     let account: Account | undefined;
     if (typeof parameters.account === 'string') {
       try {
-        account = privateKeyToAccount(parameters.account, { nonceManager: ownNonceManager });
+        account = privateKeyToAccount(parameters.account);
       } catch {
         problems.push('account is not a valid private key');
       }
     } else if (parameters.account && typeof parameters.account === 'object') {
-      account = withNonceManager(parameters.account, ownNonceManager);
+      account = parameters.account;
     } else problems.push('account (or walletClient) is required');
     const networks: ExactEvmFacilitatorNetwork[] = [...(parameters.networks ?? [])];
     if (parameters.chain)
@@ -147,7 +149,8 @@ export function createExactEvmFacilitator(
           createWalletClient({
             account,
             chain: network.chain,
-            transport: network.transport ?? http(network.rpcUrl),
+            // Concurrent reads (verifications, the receipt poller's receipts) share one HTTP request.
+            transport: network.transport ?? http(network.rpcUrl, { batch: { batchSize: 100, wait: 0 } }),
             pollingInterval: options.pollingIntervalMs,
           }),
         );
@@ -158,6 +161,12 @@ export function createExactEvmFacilitator(
     problems.push('receiptTimeoutMs must be a positive integer');
   if (!Number.isInteger(options.pollingIntervalMs) || options.pollingIntervalMs <= 0)
     problems.push('pollingIntervalMs must be a positive integer');
+  if (!Number.isInteger(options.simulationReuseMs) || options.simulationReuseMs < 0)
+    problems.push('simulationReuseMs must be a non-negative integer');
+  if (!Number.isInteger(options.feeTtlMs) || options.feeTtlMs < 0)
+    problems.push('feeTtlMs must be a non-negative integer');
+  if (!Number.isInteger(options.rebroadcastAfterMs) || options.rebroadcastAfterMs <= 0)
+    problems.push('rebroadcastAfterMs must be a positive integer');
   if (problems.length > 0) {
     throw new EvmSchemeError(
       EvmErrorCode.invalidOptions,
@@ -165,6 +174,29 @@ export function createExactEvmFacilitator(
       problems,
     );
   }
+  // One sender per network: this facilitator's nonces, broadcasts and receipt polling there.
+  for (const client of clients.values()) {
+    settlementSenderFor(client, {
+      pollingIntervalMs: walletClient ? walletClient.pollingInterval : options.pollingIntervalMs,
+      feeTtlMs: options.feeTtlMs,
+      rebroadcastAfterMs: options.rebroadcastAfterMs,
+    });
+  }
+  /** Payments whose verify simulated the transfer successfully, with when (oldest first). */
+  const simulated = new Map<string, number>();
+  const rememberSimulated = (key: string) => {
+    const now = Date.now();
+    simulated.delete(key);
+    simulated.set(key, now);
+    for (const [oldKey, at] of simulated) {
+      if (now - at <= options.simulationReuseMs && simulated.size <= MAX_REMEMBERED_SIMULATIONS) break;
+      simulated.delete(oldKey);
+    }
+  };
+  const simulatedRecently = (key: string) => {
+    const at = simulated.get(key);
+    return at !== undefined && Date.now() - at <= options.simulationReuseMs;
+  };
   const first = clients.values().next().value as SettlingClient;
   const address = first.account.address;
   const networks = [...clients.keys()];
@@ -197,7 +229,17 @@ export function createExactEvmFacilitator(
     async verify(payload, requirements) {
       const client = clients.get(toExactEvmRequest(payload, requirements).network);
       if (!client) return unserved(payload, requirements);
-      return verifyExactEvmPayment({ client, payload, requirements, simulate: options.simulate });
+      const verdict = await verifyExactEvmPayment({
+        client,
+        payload,
+        requirements,
+        simulate: options.simulate,
+      });
+      if (verdict.isValid && options.simulate) {
+        const key = simulationKey(payload, requirements);
+        if (key) rememberSimulated(key);
+      }
+      return verdict;
     },
     async settle(payload, requirements) {
       const request = toExactEvmRequest(payload, requirements);
@@ -213,19 +255,17 @@ export function createExactEvmFacilitator(
           network: request.wireNetwork,
         };
       }
-      const receipt = await settleExactEvmPayment({
+      const key = simulationKey(payload, requirements);
+      const justSimulated = key !== undefined && simulatedRecently(key);
+      // One settle per verify: a second settle of the same payment simulates again.
+      if (key) simulated.delete(key);
+      return settleExactEvmPayment({
         client,
         payload,
         requirements,
         receiptTimeoutMs: options.receiptTimeoutMs,
-        simulate: options.simulateInSettle,
+        simulate: options.simulateInSettle || !justSimulated,
       });
-      if (receipt.errorReason === 'settlement_pending') {
-        // The transaction may never be mined (dropped, replaced): count nonces from the node's
-        // pending view again, or every later settlement would queue behind a gap.
-        client.account.nonceManager?.reset({ address: client.account.address, chainId: client.chain.id });
-      }
-      return receipt;
     },
     async supported(): Promise<SupportedResponse> {
       const kinds: SupportedKind[] = [];
@@ -237,6 +277,35 @@ export function createExactEvmFacilitator(
       return { kinds, extensions: [], signers: { 'eip155:*': [address] } };
     },
   };
+}
+
+const MAX_REMEMBERED_SIMULATIONS = 10_000;
+
+/** One exact payment on one requirement: the signature binds the authorization to its domain. */
+function simulationKey(
+  payload: Parameters<FacilitatorClient['verify']>[0],
+  requirements: Parameters<FacilitatorClient['verify']>[1],
+): string | undefined {
+  const request = toExactEvmRequest(payload, requirements);
+  const raw = request.rawPayload as
+    | { signature?: unknown; authorization?: Record<string, unknown> }
+    | undefined;
+  if (typeof raw?.signature !== 'string' || !raw.authorization) return undefined;
+  const a = raw.authorization;
+  return [
+    request.network,
+    request.asset,
+    request.payTo,
+    request.amount,
+    JSON.stringify(request.extra ?? null),
+    a['from'],
+    a['to'],
+    a['value'],
+    a['validAfter'],
+    a['validBefore'],
+    a['nonce'],
+    raw.signature,
+  ].join('|');
 }
 
 function dropUndefined<T extends object>(value: T): Partial<T> {

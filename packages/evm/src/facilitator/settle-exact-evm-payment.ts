@@ -9,12 +9,13 @@ import {
   type Account,
   type Chain,
   type Client,
+  encodeFunctionData,
   type Hash,
   isAddressEqual,
   parseEventLogs,
   type Transport,
 } from 'viem';
-import { estimateContractGas, waitForTransactionReceipt, writeContract } from 'viem/actions';
+import { estimateContractGas, simulateContract } from 'viem/actions';
 import { ExactEvmReason, eip3009Abi } from '../constants';
 import {
   classifyTransferRevert,
@@ -24,13 +25,50 @@ import {
   unknownOutcome,
 } from '../internal/chain-checks';
 import { toExactEvmRequest } from '../internal/exact-evm-request';
+import { settlementSenderFor } from '../internal/settlement-sender';
 import { verifyExactEvmRequest } from './verify-exact-evm-payment';
 
 /** Milliseconds to wait for the settlement receipt before answering `settlement_pending`. */
 export const DEFAULT_RECEIPT_TIMEOUT_MS = 30_000;
 
+/** How long one gas estimate of `transferWithAuthorization` (v, r, s form) serves an asset. */
+export const GAS_ESTIMATE_TTL_MS = 10 * 60_000;
+
+/**
+ * Gas limit from an estimate: half again, at least 30 000 more. Transfers of one asset differ by a
+ * cold recipient or payer slot (about 20 000 gas); only the gas used is paid.
+ */
+export function withHeadroom(estimate: bigint): bigint {
+  const extra = estimate / 2n;
+  return estimate + (extra > 30_000n ? extra : 30_000n);
+}
+
+const gasLimits = new WeakMap<object, Map<string, { gas: bigint; at: number }>>();
+
+function cachedGasLimit(client: object, key: string): bigint | undefined {
+  const entry = gasLimits.get(client)?.get(key);
+  if (!entry || Date.now() - entry.at > GAS_ESTIMATE_TTL_MS) return undefined;
+  return entry.gas;
+}
+
+function storeGasLimit(client: object, key: string, gas: bigint): void {
+  let limits = gasLimits.get(client);
+  if (!limits) {
+    limits = new Map();
+    gasLimits.set(client, limits);
+  }
+  limits.set(key, { gas, at: Date.now() });
+}
+
+function forgetGasLimit(client: object, key: string): void {
+  gasLimits.get(client)?.delete(key);
+}
+
 export interface SettleExactEvmPaymentParameters {
-  /** A wallet client on the payment's network whose account pays the gas (give it a nonce manager). */
+  /**
+   * A client on the payment's network whose account pays the gas. Every settlement through one
+   * client object shares one sender: local nonces, one broadcast at a time, one receipt poller.
+   */
   client: Client<Transport, Chain | undefined, Account>;
   payload: PaymentPayload | PaymentPayloadV1;
   /** The server's own requirement. */
@@ -39,7 +77,12 @@ export interface SettleExactEvmPaymentParameters {
   receiptTimeoutMs?: number | undefined;
   /** Receipt polling interval. Default: the client's. */
   pollingIntervalMs?: number | undefined;
-  /** Simulate before sending (verify already did). Default false, as the official facilitator. */
+  /**
+   * Run the transfer with `eth_call` right before sending it, so a payment that would revert is
+   * refused and nothing is broadcast. Default true. Pass false only when this exact payment was
+   * simulated a moment ago (the facilitator does, after its own verify). When the gas limit has to
+   * be estimated, the estimate is the simulation.
+   */
   simulate?: boolean | undefined;
   /** Unix seconds. Default: the clock. */
   now?: number | undefined;
@@ -47,9 +90,11 @@ export interface SettleExactEvmPaymentParameters {
 export type SettleExactEvmPaymentReturnType = SettleResponse;
 
 /**
- * Settles an exact EVM payment: re-runs the local and chain checks, sends
- * `transferWithAuthorization` (the `v, r, s` form for 65-byte signatures, the `bytes` form
- * otherwise), waits for the receipt and checks its status and its `Transfer(from, to, value)` log.
+ * Settles an exact EVM payment: re-runs the local checks, simulates the transfer (see `simulate`),
+ * sends `transferWithAuthorization` (the `v, r, s` form for 65-byte signatures, the `bytes` form
+ * otherwise) with a gas limit from a cached per-asset estimate, waits for the receipt and checks
+ * its status and its `Transfer(from, to, value)` log. A reverted transfer is diagnosed from the
+ * token (or as out of gas, which drops the cached estimate).
  * When the receipt does not arrive in time the answer is `settlement_pending` with the hash of the
  * broadcast transaction: reconcile it later, never send it again.
  *
@@ -70,7 +115,7 @@ export async function settleExactEvmPayment(
       payload,
       requirements,
       now: parameters.now,
-      simulate: parameters.simulate ?? false,
+      simulate: false,
     });
   } catch (error) {
     if (isTransportError(error)) throw unknownOutcome('settle', error);
@@ -88,18 +133,42 @@ export async function settleExactEvmPayment(
   }
   const { request, signature } = verified;
   const { from, to, value } = request.payload.authorization;
-  const call = {
-    address: request.assetAddress,
-    abi: eip3009Abi,
-    functionName: 'transferWithAuthorization',
-    args: transferArgs(request, signature) as never,
-    account: client.account,
-    chain: client.chain,
-  } as const;
-  let gas: bigint;
+  const args = transferArgs(request, signature);
+  const failure = (reason: string, message: string, transaction = ''): SettleExactEvmPaymentReturnType => ({
+    success: false,
+    errorReason: reason,
+    ...(message ? { errorMessage: message.slice(0, 500) } : {}),
+    payer: from,
+    transaction,
+    network,
+  });
+  // The v, r, s form costs about the same for every payment of an asset: one estimate, with
+  // headroom, serves them all for a while. Other signatures (ERC-1271 wallets) run wallet code of
+  // any cost: estimated each time.
+  const gasKey = signature.length === 132 ? `${request.chainId}:${request.assetAddress}` : undefined;
+  let gas = gasKey ? cachedGasLimit(client, gasKey) : undefined;
   try {
-    // Estimate first, so a revert is diagnosed from the token before any nonce is handed out.
-    gas = await estimateContractGas(client, call);
+    if (gas === undefined) {
+      // The estimate runs the transfer, so it also refuses a payment that would revert.
+      const estimate = await estimateContractGas(client, {
+        address: request.assetAddress,
+        abi: eip3009Abi,
+        functionName: 'transferWithAuthorization',
+        args: args as never,
+        account: client.account,
+      });
+      gas = withHeadroom(estimate);
+      if (gasKey) storeGasLimit(client, gasKey, gas);
+    } else if (parameters.simulate !== false) {
+      // A revert lands in the catch below, diagnosed like a failed estimate.
+      await simulateContract(client, {
+        address: request.assetAddress,
+        abi: eip3009Abi,
+        functionName: 'transferWithAuthorization',
+        args: args as never,
+        account: client.account,
+      });
+    }
   } catch (error) {
     if (isTransportError(error)) throw unknownOutcome('settle', error);
     const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);
@@ -107,60 +176,48 @@ export async function settleExactEvmPayment(
       diagnosis && diagnosis.reason !== ExactEvmReason.simulationFailed
         ? diagnosis.reason
         : classifyTransferRevert(error);
-    return {
-      success: false,
-      errorReason: reason,
-      errorMessage: (diagnosis?.message || (error instanceof Error ? error.message : String(error))).slice(
-        0,
-        500,
-      ),
-      payer: from,
-      transaction: '',
-      network,
-    };
+    return failure(reason, diagnosis?.message || (error instanceof Error ? error.message : String(error)));
   }
+  const sender = settlementSenderFor(client, { pollingIntervalMs: parameters.pollingIntervalMs });
   let hash: Hash;
   try {
-    hash = await writeContract(client, { ...call, gas });
+    ({ hash } = await sender.send({
+      to: request.assetAddress,
+      data: encodeFunctionData({
+        abi: eip3009Abi,
+        functionName: 'transferWithAuthorization',
+        args: args as never,
+      }),
+      gas,
+    }));
   } catch (error) {
-    // viem's sendTransaction resets the nonce manager itself when sending fails (no nonce gap).
+    // Refused by the node: nothing was broadcast, and the sender left no nonce gap.
     if (isTransportError(error)) throw unknownOutcome('settle', error);
-    return {
-      success: false,
-      errorReason: classifyTransferRevert(error),
-      errorMessage: (error instanceof Error ? error.message : String(error)).slice(0, 500),
-      payer: from,
-      transaction: '',
-      network,
-    };
+    return failure(classifyTransferRevert(error), error instanceof Error ? error.message : String(error));
   }
-  let receipt: Awaited<ReturnType<typeof waitForTransactionReceipt>>;
-  try {
-    receipt = await waitForTransactionReceipt(client, {
+  const timeoutMs = parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
+  const receipt = await sender.waitForReceipt(hash, timeoutMs);
+  if (!receipt) {
+    return failure(
+      ExactEvmReason.settlementPending,
+      `no receipt for ${hash} within ${timeoutMs} ms; reconcile it, never send it again`,
       hash,
-      timeout: parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS,
-      ...(parameters.pollingIntervalMs === undefined
-        ? {}
-        : { pollingInterval: parameters.pollingIntervalMs }),
-    });
-  } catch (error) {
-    return {
-      success: false,
-      errorReason: ExactEvmReason.settlementPending,
-      errorMessage: (error instanceof Error ? error.message : String(error)).slice(0, 500),
-      payer: from,
-      transaction: hash,
-      network,
-    };
+    );
   }
   if (receipt.status !== 'success') {
-    return {
-      success: false,
-      errorReason: ExactEvmReason.transactionFailed,
-      payer: from,
-      transaction: hash,
-      network,
-    };
+    if (receipt.gasUsed >= gas) {
+      // Out of gas: this asset costs more than the cached estimate said; estimate afresh next time.
+      if (gasKey) forgetGasLimit(client, gasKey);
+      return failure(ExactEvmReason.transactionFailed, `ran out of gas at the limit of ${gas}`, hash);
+    }
+    const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);
+    return failure(
+      diagnosis && diagnosis.reason !== ExactEvmReason.simulationFailed
+        ? diagnosis.reason
+        : ExactEvmReason.transactionFailed,
+      diagnosis?.message ?? '',
+      hash,
+    );
   }
   const transfers = parseEventLogs({
     abi: eip3009Abi,
