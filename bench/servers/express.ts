@@ -18,8 +18,9 @@ app.get(HELLO_PATH, (_req, res) => {
 });
 if (mode === 'bytes402') {
   const { status, headers, body } = await challengeResponse();
+  const text = Buffer.from(body).toString('latin1');
   app.get(PAID_PATH, (_req, res) => {
-    res.status(status).set(headers).end(body);
+    res.status(status).set(headers).end(text);
   });
 } else {
   app.get(PAID_PATH, (_req, res) => {

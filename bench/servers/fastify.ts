@@ -12,9 +12,14 @@ if (mode === 'tollbooth') await app.register(tollbooth, tollboothOptions());
 if (mode === 'noop') app.addHook('onRequest', (_request, _reply, done) => done());
 app.get(HELLO_PATH, async () => HELLO_BODY);
 if (mode === 'bytes402') {
+  // Written as the adapter writes it: sent as a Buffer (so Fastify keeps the content type), the
+  // ASCII text swapped in on onSend (Node then writes head and body in one piece).
   const { status, headers, body } = await challengeResponse();
+  const bytes = Buffer.from(body);
+  const text = bytes.toString('latin1');
+  app.addHook('onSend', (_request, _reply, payload, done) => done(null, payload === bytes ? text : payload));
   app.get(PAID_PATH, (_request, reply) => {
-    reply.code(status).headers(headers).send(body);
+    reply.code(status).headers(headers).send(bytes);
   });
 } else app.get(PAID_PATH, async () => HELLO_BODY);
 await app.listen({ port: 0, host: '127.0.0.1' });

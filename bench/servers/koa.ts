@@ -16,10 +16,11 @@ router.get(HELLO_PATH, (ctx) => {
 const mode = modeOf(process.argv);
 if (mode === 'bytes402') {
   const { status, headers, body } = await challengeResponse();
+  const text = Buffer.from(body).toString('latin1');
   router.get(PAID_PATH, (ctx) => {
     ctx.status = status;
     ctx.set(headers);
-    ctx.body = body;
+    ctx.body = text;
   });
 } else {
   router.get(PAID_PATH, (ctx) => {

@@ -85,6 +85,24 @@ describe('the tollbooth Fastify plugin', () => {
     expect(res.headers['payment-response']).toBeDefined();
   });
 
+  it('leaves a 402 body alone once an onSend hook registered before it has transformed it', async () => {
+    app = Fastify();
+    // Stands in for a compression plugin: it replaces the payload before the gate's hook runs.
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (reply.statusCode !== 402) return payload;
+      reply.header('x-transformed', 'yes');
+      return Buffer.from(`wrapped:${String(payload)}`);
+    });
+    await app.register(tollbooth, { ...gateOptions(), routes: { 'GET /paid': payment } });
+    app.get('/paid', async () => ({}));
+    await app.ready();
+    const res = await app.inject('/paid');
+    expect(res.statusCode).toBe(402);
+    expect(res.headers['x-transformed']).toBe('yes');
+    expect(res.body.startsWith('wrapped:{"x402Version":2')).toBe(true);
+    expect(res.headers['content-type']).toBe('application/json');
+  });
+
   it('puts the payment on request.payment for paid routes and null elsewhere', async () => {
     app = Fastify();
     await app.register(tollbooth, { ...gateOptions(), routes: { 'GET /paid': payment } });

@@ -11,6 +11,7 @@ import {
   type RouteConfig,
   type RoutesConfig,
   type RouteTable,
+  sendableBody,
   TollboothError,
   type TollboothGate,
   toBodyBytes,
@@ -53,7 +54,9 @@ export type TollboothPluginOptions =
 
 /** Where a paid request's headers stood before its handler ran. */
 const HEADERS_BEFORE = Symbol('tollbooth.headersBefore');
-type Tracked = FastifyRequest & { [HEADERS_BEFORE]?: ReadonlySet<string> };
+/** The body of a gate answer sent from onRequest, handed to onSend as a Buffer. */
+const GATE_BODY = Symbol('tollbooth.gateBody');
+type Tracked = FastifyRequest & { [HEADERS_BEFORE]?: ReadonlySet<string>; [GATE_BODY]?: Buffer };
 
 function send(reply: FastifyReply, response: GateResponse, before?: ReadonlySet<string>): FastifyReply {
   applyGateHeaders(
@@ -134,13 +137,20 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
         (request as Tracked)[HEADERS_BEFORE] = headerNamesOf(reply.getHeaders());
         return done();
       }
-      send(reply, outcome.response).send(asBuffer(outcome.response.body));
+      // Sent as a Buffer so Fastify leaves the content type alone; onSend swaps in the string.
+      const body = asBuffer(outcome.response.body);
+      (request as Tracked)[GATE_BODY] = body;
+      send(reply, outcome.response).send(body);
     }, done);
   });
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
     const payment = request.payment;
-    if (!payment) return done(null, payload);
+    if (!payment) {
+      // A gate answer nothing has transformed since (no compression hook before this one).
+      const body = (request as Tracked)[GATE_BODY];
+      return done(null, body !== undefined && payload === body ? sendableBody(body) : payload);
+    }
     toBodyBytes(payload)
       .then((body) =>
         current().finish(payment, {
@@ -151,7 +161,7 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
       )
       .then((response) => {
         send(reply, response, (request as Tracked)[HEADERS_BEFORE]);
-        done(null, asBuffer(response.body));
+        done(null, sendableBody(response.body));
       }, done);
   });
 };

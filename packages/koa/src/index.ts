@@ -8,6 +8,7 @@ import {
   headerNamesOf,
   type PaidRequest,
   type PaymentGateOptions,
+  sendableBody,
   type TollboothGate,
   toBodyBytes,
   toHandlerHeaders,
@@ -40,7 +41,8 @@ function send(ctx: Context, response: GateResponse, before?: ReadonlySet<string>
     response,
     before,
   );
-  ctx.body = asBuffer(response.body);
+  // A string is written with the head in one piece; Koa would type an untyped string as text.
+  ctx.body = ctx.response.get('Content-Type') ? sendableBody(response.body) : asBuffer(response.body);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { buffer } from 'node:stream/consumers';
 import { mergeHeaderList } from '../gate/header-list';
@@ -85,6 +86,22 @@ export function headerNamesOf(headers: object): Set<string> {
 /** A Node `Buffer` over the same bytes (no copy), as frameworks send bodies fastest. */
 export function asBuffer(body: Uint8Array): Buffer {
   return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+/** Bodies up to this size are sent as a string when they are ASCII (see {@link sendableBody}). */
+const SENDABLE_TEXT_MAX_BYTES = 16 * 1024;
+
+/**
+ * A gate response body as Node writes it fastest: a small ASCII body (every JSON body the gate
+ * writes itself) as a string, anything else as a Buffer over the same bytes. Node sends a string
+ * in one write together with the status line and headers, but a Buffer as a second chunk of a
+ * `writev`; measured on a raw Node server writing the 402 on this project's benchmark machine,
+ * the string costs about 5 µs less per response (~30 vs ~35 µs of server CPU). ASCII bytes read
+ * the same in UTF-8 and Latin-1, so the bytes on the wire and the `content-length` do not change.
+ */
+export function sendableBody(body: Uint8Array): string | Buffer {
+  const bytes = asBuffer(body);
+  return bytes.byteLength <= SENDABLE_TEXT_MAX_BYTES && isAscii(bytes) ? bytes.toString('latin1') : bytes;
 }
 
 /**

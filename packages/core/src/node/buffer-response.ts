@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { GateResponse, HandlerResponse, RequestView } from '../gate/types';
-import { applyGateHeaders, asBuffer, type HeaderTarget, toHandlerHeaders } from './adapter-helpers';
+import { applyGateHeaders, type HeaderTarget, sendableBody, toHandlerHeaders } from './adapter-helpers';
 
 /** A handler response being captured from a Node `ServerResponse`. */
 export interface ResponseCapture {
@@ -128,7 +128,7 @@ export function writeGateResponse(
   }
   applyGateHeaders(nodeHeaderTarget(res), response, before);
   res.statusCode = response.status;
-  res.end(asBuffer(response.body));
+  res.end(sendableBody(response.body));
 }
 
 export interface NodeRequestViewOptions {
