@@ -297,15 +297,30 @@ export async function runHttpSection(
     }
   };
 
+  // BENCH_HTTP_CASES=fee/,fastify/402 runs only the cases whose id starts with one of these
+  // prefixes, with the baselines they are compared with; the other servers are not started.
+  const only = process.env['BENCH_HTTP_CASES']
+    ?.split(',')
+    .map((prefix) => prefix.trim())
+    .filter(Boolean);
+  const wanted = (id: string) => !only || only.some((prefix) => id.startsWith(prefix));
+  const startIf = (id: string, name: string, file: string, args?: string[]) =>
+    wanted(id) ? start(name, file, args) : Promise.resolve(undefined);
+
   for (const fw of FRAMEWORKS) {
     // One process per case: a case never runs on a heap or JIT state another case shaped (the
     // paid runs fill a ledger; the replay server holds one settled payment).
-    const bare = await start(`${fw.key}-bare`, fw.file, ['bare']);
-    const noop = await start(`${fw.key}-noop`, fw.file, ['noop']);
-    const pass = await start(`${fw.key}-pass`, fw.file, ['tollbooth']);
-    const challenge = await start(`${fw.key}-402`, fw.file, ['tollbooth']);
-    const paid = await start(`${fw.key}-paid`, fw.file, ['tollbooth']);
-    const replay = await start(`${fw.key}-replay`, fw.file, ['tollbooth']);
+    const members = ['noop', 'pass', '402', 'paid', 'replay'].map((kind) => `${fw.key}/${kind}`);
+    if (fw.key === 'express') members.push('x402/pass', 'x402/402');
+    if (fw.key === 'fastify') members.push(...FEE_CASE_IDS);
+    const bare = [`${fw.key}/bare`, ...members].some(wanted)
+      ? await start(`${fw.key}-bare`, fw.file, ['bare'])
+      : undefined;
+    const noop = await startIf(`${fw.key}/noop`, `${fw.key}-noop`, fw.file, ['noop']);
+    const pass = await startIf(`${fw.key}/pass`, `${fw.key}-pass`, fw.file, ['tollbooth']);
+    const challenge = await startIf(`${fw.key}/402`, `${fw.key}-402`, fw.file, ['tollbooth']);
+    const paid = await startIf(`${fw.key}/paid`, `${fw.key}-paid`, fw.file, ['tollbooth']);
+    const replay = await startIf(`${fw.key}/replay`, `${fw.key}-replay`, fw.file, ['tollbooth']);
     if (!bare) continue;
     if (replay) await settleOnce(replay, replayHeader);
     const baseline = `${fw.key}/bare`;
@@ -363,14 +378,14 @@ export async function runHttpSection(
     );
     if (fw.key === 'express') {
       cases.push(
-        ...member(await start('x402-pass', 'x402-express'), {
+        ...member(await startIf('x402/pass', 'x402-pass', 'x402-express'), {
           id: 'x402/pass',
           label: 'official @x402/express, unpaid route (pass-through)',
           kind: 'official-pass',
           path: HELLO_PATH,
           expectStatus: 200,
         }),
-        ...member(await start('x402-402', 'x402-express'), {
+        ...member(await startIf('x402/402', 'x402-402', 'x402-express'), {
           id: 'x402/402',
           label: 'official @x402/express, paid route without payment (402)',
           kind: 'official-402',
@@ -380,7 +395,7 @@ export async function runHttpSection(
       );
     }
   }
-  const feeCases = await feeServiceCases(start, notes);
+  const feeCases = FEE_CASE_IDS.some(wanted) ? await feeServiceCases(start, notes) : [];
   cases.push(...feeCases);
 
   log(
@@ -405,6 +420,8 @@ export async function runHttpSection(
     rewarmPayments: config.rewarmPayments,
   };
 }
+
+const FEE_CASE_IDS = ['fee/bare', 'fee/preview'];
 
 /**
  * The fee service's free preview endpoint (the whole service on its default Fastify mount) against
