@@ -32,10 +32,48 @@ export function paymentOutcomeOf(status: number, paid: boolean): PaymentOutcome 
   return 'not_charged';
 }
 
+/** Upper bounds of the request latency histogram, seconds. */
+export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
+
+type RequestLabels = { method: string; route: string; status: string };
+type PaymentLabels = { route: string; outcome: PaymentOutcome };
+
+/** One labelled counter series, counted in process and handed to prom-client when scraped. */
+interface CountedSeries<L> {
+  labels: L;
+  count: number;
+}
+
+/** One labelled histogram series: observations per bucket (not cumulative), their count and sum. */
+interface LatencySeries {
+  labels: { method: string; route: string };
+  buckets: number[];
+  count: number;
+  sum: number;
+}
+
+/** The per-(method, route) state a finished request updates: its latency and its counts by status. */
+interface RouteSeries {
+  latency: LatencySeries;
+  byStatus: Map<number, CountedSeries<RequestLabels>>;
+}
+
+/** The entry prom-client keeps per label set of a histogram (what `zero(labels)` creates). */
+interface HistogramEntry {
+  labels: object;
+  bucketValues: Record<string, number>;
+  sum: number;
+  count: number;
+}
+
 /**
  * Creates the registry: `fee_service_http_requests_total`, `fee_service_http_request_duration_seconds`,
  * `fee_service_payments_total{route,outcome}`, `fee_service_snapshot_age_seconds`,
  * `fee_service_snapshot_available` and the default Node process metrics.
+ *
+ * Requests and payments are counted in plain maps keyed by their labels (no label hashing per
+ * request) and handed to prom-client by each metric's `collect()` when /metrics is scraped; the
+ * exposition is what observing every request through prom-client gives, series in first-seen order.
  */
 export function createServiceMetrics(options: {
   snapshots: SnapshotService;
@@ -43,24 +81,55 @@ export function createServiceMetrics(options: {
 }): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'fee_service_' });
-  const requests = new Counter({
+
+  // route → method → series; each list keeps first-seen order, as prom-client's own maps do.
+  const routes = new Map<string, Map<string, RouteSeries>>();
+  const requestSeries: CountedSeries<RequestLabels>[] = [];
+  const latencySeries: LatencySeries[] = [];
+  const payments = new Map<string, Map<PaymentOutcome, CountedSeries<PaymentLabels>>>();
+  const paymentSeries: CountedSeries<PaymentLabels>[] = [];
+
+  new Counter({
     name: 'fee_service_http_requests_total',
     help: 'HTTP requests by method, route and status.',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const series of requestSeries) this.inc(series.labels, series.count);
+    },
   });
-  const latency = new Histogram({
+  new Histogram({
     name: 'fee_service_http_request_duration_seconds',
     help: 'HTTP request latency by method and route (including payment verification and settlement).',
     labelNames: ['method', 'route'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    buckets: [...LATENCY_BUCKETS],
     registers: [registry],
+    collect() {
+      this.reset();
+      // prom-client has no public setter for a histogram's state: `zero()` creates the entry and
+      // its counts are filled in (the test compares the exposition with observing each request).
+      for (const series of latencySeries) this.zero(series.labels);
+      const entries = Object.values((this as unknown as { hashMap: Record<string, HistogramEntry> }).hashMap);
+      latencySeries.forEach((series, at) => {
+        const entry = entries[at]!;
+        LATENCY_BUCKETS.forEach((bound, index) => {
+          entry.bucketValues[bound] = series.buckets[index]!;
+        });
+        entry.count = series.count;
+        entry.sum = series.sum;
+      });
+    },
   });
-  const payments = new Counter({
+  new Counter({
     name: 'fee_service_payments_total',
     help: 'Requests to paid routes by outcome (settled, challenged, rejected, uncertain, unavailable, …).',
     labelNames: ['route', 'outcome'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const series of paymentSeries) this.inc(series.labels, series.count);
+    },
   });
   const now = options.now ?? Date.now;
   new Gauge({
@@ -87,14 +156,59 @@ export function createServiceMetrics(options: {
       this.set(available);
     },
   });
+
+  function routeSeries(method: string, route: string): RouteSeries {
+    let byMethod = routes.get(route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      routes.set(route, byMethod);
+    }
+    let series = byMethod.get(method);
+    if (series === undefined) {
+      series = { latency: { labels: { method, route }, buckets: [], count: 0, sum: 0 }, byStatus: new Map() };
+      series.latency.buckets = LATENCY_BUCKETS.map(() => 0);
+      byMethod.set(method, series);
+    }
+    return series;
+  }
+
   return {
     registry,
-    observeRequest(labels, seconds) {
-      requests.inc({ method: labels.method, route: labels.route, status: String(labels.status) });
-      latency.observe({ method: labels.method, route: labels.route }, seconds);
+    observeRequest({ method, route, status }, seconds) {
+      if (!Number.isFinite(seconds)) throw new TypeError(`Value is not a valid number: ${seconds}`);
+      const series = routeSeries(method, route);
+      let counted = series.byStatus.get(status);
+      if (counted === undefined) {
+        counted = { labels: { method, route, status: String(status) }, count: 0 };
+        series.byStatus.set(status, counted);
+        requestSeries.push(counted);
+      }
+      counted.count += 1;
+      const latency = series.latency;
+      if (latency.count === 0) latencySeries.push(latency);
+      // The first bucket whose bound holds the value (none above the last bound: only +Inf).
+      for (let index = 0; index < LATENCY_BUCKETS.length; index++) {
+        if (seconds <= LATENCY_BUCKETS[index]!) {
+          latency.buckets[index]! += 1;
+          break;
+        }
+      }
+      latency.count += 1;
+      latency.sum += seconds;
     },
-    observePayment(labels) {
-      payments.inc(labels);
+    observePayment({ route, outcome }) {
+      let byOutcome = payments.get(route);
+      if (byOutcome === undefined) {
+        byOutcome = new Map();
+        payments.set(route, byOutcome);
+      }
+      let counted = byOutcome.get(outcome);
+      if (counted === undefined) {
+        counted = { labels: { route, outcome }, count: 0 };
+        byOutcome.set(outcome, counted);
+        paymentSeries.push(counted);
+      }
+      counted.count += 1;
     },
   };
 }
