@@ -5,11 +5,28 @@
 // handler, fed by the same kind of snapshot service, on a bare Fastify app — the preview's bare
 // framework. (The whole service still runs in that process for its snapshots, but is not asked.)
 import { loadConfig } from '@tollbooth/fee-service/src/config';
+import type { RouteContext } from '@tollbooth/fee-service/src/http/types';
+import { encodeResult } from '@tollbooth/fee-service/src/mount/shared';
 import { createPreviewResponder, FEE_PREVIEW_PATH } from '@tollbooth/fee-service/src/resources/fee-preview';
 import type { ResourceDeps } from '@tollbooth/fee-service/src/resources/types';
 import { startFeeService } from '@tollbooth/fee-service/src/service';
-import Fastify from 'fastify';
+import Fastify, { type FastifyRequest } from 'fastify';
 import { announce } from '../lib/serve';
+
+/** What the preview responder reads of a request (only the header reader, for a 503's request id). */
+class BareContext implements RouteContext {
+  readonly method = 'GET';
+  readonly params = {};
+  readonly requestId = '';
+  readonly payment = undefined;
+  constructor(private readonly request: FastifyRequest) {}
+  get url(): URL {
+    return new URL(this.request.url, `http://${this.request.host}`);
+  }
+  get header() {
+    return (name: string) => this.request.headers[name.toLowerCase()] as string | undefined;
+  }
+}
 
 const config = loadConfig({
   ...process.env,
@@ -22,22 +39,13 @@ const config = loadConfig({
 const service = await startFeeService(config);
 if (process.argv[2] === 'bare') {
   const deps = { snapshots: service.snapshots, terms: { network: config.payment.network } } as ResourceDeps;
-  // The same responder the service mounts (it keeps the encoded preview until the snapshot changes).
+  // The same responder the service mounts (it keeps the encoded preview until the snapshot changes),
+  // written as the service's mounts write a result.
   const preview = createPreviewResponder(deps);
   const app = Fastify({ logger: false });
-  app.get(FEE_PREVIEW_PATH, async (request, reply) => {
-    const result = preview({
-      method: 'GET',
-      url: new URL(request.url, `http://${request.host}`),
-      params: {},
-      header: (name) => request.headers[name.toLowerCase()] as string | undefined,
-      requestId: '',
-      payment: undefined,
-    });
-    return reply
-      .code(result.status)
-      .headers(result.headers ?? {})
-      .send(result.body);
+  app.get(FEE_PREVIEW_PATH, (request, reply) => {
+    const { status, headers, body } = encodeResult(preview(new BareContext(request)));
+    reply.code(status).headers(headers).send(body);
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   await announce(app.server, {

@@ -18,7 +18,14 @@ import { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import type { ServiceConfig } from './config';
 import { createFeeSchemas } from './domain/schemas';
-import { createEdge, createRouteLabeler, createServiceRoutes, type Readiness } from './http/routes';
+import {
+  createEdge,
+  createRouteLabeler,
+  createServiceRoutes,
+  type PaidCheck,
+  type Readiness,
+  rememberLastPaidCheck,
+} from './http/routes';
 import type { ServiceRoute } from './http/types';
 import { ledgerKind, openLedger } from './ledger';
 import { createServiceMetrics, paymentOutcomeOf, type ServiceMetrics } from './metrics';
@@ -75,9 +82,9 @@ export interface RunningFeeService {
 
 const MOUNTS = { fastify: mountFastify, express: mountExpress, koa: mountKoa } as const;
 
-/** When a response's request arrived (process.hrtime.bigint()). */
+/** When a response's request arrived (performance.now(), ms). */
 const STARTED = Symbol('fee-service.started');
-type Timed = ServerResponse & { [STARTED]?: bigint };
+type Timed = ServerResponse & { [STARTED]?: number };
 
 function upstreamFor(config: ServiceConfig, simulator: MempoolSimulator | undefined): FeeSnapshotSource {
   const { kind, url, coreUser, corePassword } = config.upstream;
@@ -211,7 +218,7 @@ export async function startFeeService(
     let drained: (() => void) | undefined;
     let label: (method: string, path: string) => string = () => 'other';
     let metrics: ServiceMetrics | undefined;
-    let isPaid: (method: string, target: string) => boolean = () => false;
+    let isPaid: PaidCheck = () => false;
     // One listener for every response (no closure per request): metrics, payment outcome, drain.
     function finished(this: Timed) {
       inFlight -= 1;
@@ -222,7 +229,7 @@ export async function startFeeService(
       const path = query >= 0 ? target.slice(0, query) : target;
       const method = req.method ?? 'GET';
       const route = label(method, path);
-      const seconds = Number(process.hrtime.bigint() - this[STARTED]!) / 1e9;
+      const seconds = (performance.now() - this[STARTED]!) / 1000;
       metrics?.observeRequest({ method, route, status: this.statusCode }, seconds);
       // The raw target, as the gate matches it (it decodes the path itself).
       if (isPaid(method, target)) {
@@ -233,7 +240,7 @@ export async function startFeeService(
         logger.debug({ method, url: req.url, status: this.statusCode, ms: seconds * 1000 }, 'request');
     }
     const server = createServer((req, res) => {
-      (res as Timed)[STARTED] = process.hrtime.bigint();
+      (res as Timed)[STARTED] = performance.now();
       inFlight += 1;
       res.on('close', finished);
       if (!dispatch) {
@@ -329,11 +336,12 @@ export async function startFeeService(
     };
     const routes = createServiceRoutes({ resources: deps, discovery, metrics, readiness });
     label = createRouteLabeler(routes);
-    const edge = createEdge({ table: () => gate.routes, resources: deps });
-    isPaid = (method, target) => gate.isPaid(method, target);
+    // One route match per request: the edge asks first, then the gate's adapter and the metrics.
+    isPaid = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
+    const edge = createEdge({ table: () => gate.routes, resources: deps, isPaid });
     const mountOptions: MountOptions = {
       routes,
-      gate,
+      gate: Object.create(gate, { isPaid: { value: isPaid } }) as TollboothGate,
       edge,
       rateLimit: { ...config.rateLimit, ...(rateLimitRedis ? { redis: rateLimitRedis } : {}) },
       trustProxy: config.trustProxy,

@@ -9,6 +9,15 @@ export function requestIdOf(header: (name: string) => string | undefined): strin
   return incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/**
+ * A JSON body already encoded: the mounts send its text as UTF-8 without encoding it again (a
+ * cached response is written as is; a JSON string is written with the header in one chunk).
+ * @example { status: 200, body: new EncodedJson(JSON.stringify(document)) }
+ */
+export class EncodedJson {
+  constructor(readonly text: string) {}
+}
+
 /** Error codes the service itself answers with (the gate's own codes are in `@tollbooth/core`). */
 export const SERVICE_ERROR_CODES = {
   no_validated_snapshot: 'No validated fee snapshot is recent enough to serve.',

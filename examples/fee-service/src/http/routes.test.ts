@@ -1,8 +1,14 @@
+import { type Availability, compileRoutes, createPaymentGate, type RouteTable } from '@tollbooth/core';
+import { createScriptedFacilitator, TEST_PAY_TO } from '@tollbooth/core/testing';
+import { createExactEvmScheme } from '@tollbooth/evm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FEE_PREVIEW_PATH, PAID_RESOURCES } from '../resources/index';
-import { createRouteLabeler } from './routes';
-import type { ServiceRoute } from './types';
+import { createFeeSchemas } from '../domain/schemas';
+import { buildRoutesConfig, FEE_PREVIEW_PATH, PAID_RESOURCES } from '../resources/index';
+import { type PaidResource, type ResourceDeps, routeKey } from '../resources/types';
+import { requestIdOf } from './respond';
+import { createEdge, createRouteLabeler, rememberLastPaidCheck } from './routes';
+import type { EdgeRequest, RouteResult, ServiceRoute } from './types';
 
 /** The labeler as it was: every route's pattern as a regular expression, the first match wins. */
 function labelSlowly(routes: readonly ServiceRoute[], path: string): string {
@@ -72,5 +78,131 @@ describe('createRouteLabeler', () => {
     expect(createRouteLabeler(overlapping)('GET', '/a/b')).toBe('/a/:id');
     expect(createRouteLabeler(overlapping)('GET', '/c/d')).toBe('/c/d');
     expect(createRouteLabeler(overlapping)('GET', '/eXf/(x)')).toBe('other');
+  });
+});
+
+/** The service's real paid routes (catalog, price patterns, availability) in a gate. */
+function serviceGate() {
+  const deps = {
+    terms: {
+      network: 'eip155:8453',
+      payTo: TEST_PAY_TO,
+      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      assetName: 'USD Coin',
+      assetVersion: '2',
+    },
+    facilitatorName: 'test',
+    schemas: createFeeSchemas(),
+  } as ResourceDeps;
+  const schemes = [createExactEvmScheme()];
+  return createPaymentGate({
+    routes: compileRoutes(buildRoutesConfig(deps, 'local'), { schemes, baseUrl: 'http://127.0.0.1:3000' }),
+    schemes,
+    facilitator: createScriptedFacilitator(),
+  });
+}
+
+const methodArb = fc.constantFrom('GET', 'POST', 'HEAD', 'OPTIONS', 'get', 'PUT');
+const targetArb = fc.constantFrom(
+  '/api/v1/fees/now',
+  '/api/v1/fees/now?x=1',
+  '/API/V1/FEES/NOW',
+  '/api/v1/fees/%6Eow',
+  '/api/v1//fees/./now/',
+  '/api/v1/fees/x/../now',
+  'http://elsewhere.example/api/v1/fees/now',
+  '/api/v1/fees/preview',
+  '/api/v1/broadcast',
+  '/api/v1/ai/chat?q=hi',
+  '/api/v1/ai/explain/transaction/abc',
+  '/api/v1/fees/observatory/anything',
+  '/api/v1/analyst',
+  '/api/v1/analystics',
+  '/healthz',
+  '/',
+);
+
+describe('rememberLastPaidCheck', () => {
+  it('answers every question as the gate does, repeated or not, in any order', () => {
+    const gate = serviceGate();
+    fc.assert(
+      fc.property(fc.array(fc.tuple(methodArb, targetArb, fc.nat(2)), { maxLength: 40 }), (calls) => {
+        const remembered = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
+        for (const [method, target, repeat] of calls) {
+          for (let i = 0; i <= repeat; i++)
+            expect(remembered(method, target)).toBe(gate.isPaid(method, target));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+/** The edge as it was: the gate's full route match on the absolute URL, asked every time. */
+function edgeAsBefore(table: RouteTable, paid: readonly PaidResource[]) {
+  const preconditions = new Map(paid.map((resource) => [routeKey(resource), resource.precondition!]));
+  const match = (request: { method: string; url: string }) => {
+    const method = request.method.toUpperCase();
+    if (method === 'OPTIONS') return undefined;
+    return table.match(method, request.url);
+  };
+  return {
+    isPaid: (request: { method: string; url: string }) => match(request) !== undefined,
+    precondition(request: { method: string; url: string; header(name: string): string | undefined }) {
+      const matched = match(request);
+      if (matched?.route.availability !== 'active') return undefined;
+      return preconditions.get(matched.route.key)?.(requestIdOf(request.header), {} as ResourceDeps);
+    },
+  };
+}
+
+describe('createEdge', () => {
+  it('answers isPaid and preconditions on the raw target as the absolute-URL match did', () => {
+    const availabilityArb = fc.dictionary(
+      fc.constantFrom(...PAID_RESOURCES.map(routeKey)),
+      fc.constantFrom<Availability>('active', 'paused', 'retired'),
+    );
+    // Origin-form targets: an absolute-form one was joined after the origin and missed (below).
+    const originForm = targetArb.filter((target) => target.startsWith('/'));
+    const requestArb = fc.array(fc.tuple(methodArb, originForm, fc.nat(1)), { maxLength: 30 });
+    const gate = serviceGate();
+    fc.assert(
+      fc.property(availabilityArb, requestArb, (availability, requests) => {
+        for (const resource of PAID_RESOURCES) gate.routes.setAvailability(routeKey(resource), 'active');
+        for (const [key, state] of Object.entries(availability)) gate.routes.setAvailability(key, state);
+        // Every paid resource with a precondition that says which route answered.
+        const paid = PAID_RESOURCES.map((resource) => ({
+          ...resource,
+          precondition: (requestId: string): RouteResult => ({
+            status: 503,
+            body: { route: routeKey(resource), requestId },
+          }),
+        }));
+        const before = edgeAsBefore(gate.routes, paid);
+        const isPaid = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
+        const edge = createEdge({ table: () => gate.routes, resources: {} as ResourceDeps, paid, isPaid });
+        const header = (name: string) => (name === 'x-request-id' ? 'req-1' : undefined);
+        for (const [method, target, repeat] of requests) {
+          const request: EdgeRequest = { method, target, header };
+          const absolute = { method, url: `http://127.0.0.1:3000${target}`, header };
+          for (let i = 0; i <= repeat; i++) {
+            expect(edge.isPaid(request)).toBe(before.isPaid(absolute));
+            expect(edge.precondition(request)).toEqual(before.precondition(absolute));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('judges an absolute-form target as the gate does (the joined URL used to hide it from the rate limit)', () => {
+    const gate = serviceGate();
+    const edge = createEdge({ table: () => gate.routes, resources: {} as ResourceDeps });
+    const target = 'http://elsewhere.example/api/v1/fees/now';
+    expect(gate.isPaid('GET', target)).toBe(true);
+    expect(edge.isPaid({ method: 'GET', target, header: () => undefined })).toBe(true);
+    expect(
+      edgeAsBefore(gate.routes, []).isPaid({ method: 'GET', url: `http://127.0.0.1:3000${target}` }),
+    ).toBe(false);
   });
 });

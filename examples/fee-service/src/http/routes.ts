@@ -3,7 +3,7 @@ import type { ServiceMetrics } from '../metrics';
 import { createPreviewResponder, FEE_PREVIEW_PATH, PAID_RESOURCES } from '../resources/index';
 import { type PaidResource, type ResourceDeps, routeKey } from '../resources/types';
 import { requestIdOf } from './respond';
-import type { Edge, EdgeRequest, RouteContext, RouteResult, ServiceRoute } from './types';
+import type { Edge, RouteContext, RouteResult, ServiceRoute } from './types';
 
 /** Result of the readiness probe. */
 export interface Readiness {
@@ -29,7 +29,7 @@ function discoveryRoute(path: string, discovery: Discovery): ServiceRoute {
       const answer = discovery.respond({
         method: context.method,
         url: context.url.href,
-        header: context.header,
+        header: (name) => context.header(name),
         requestId: context.requestId,
       });
       if (!answer) return { status: 404 };
@@ -91,32 +91,61 @@ export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute
   return routes;
 }
 
+/** Whether a request (method, raw target) goes to a paid route, as `TollboothGate.isPaid` answers. */
+export type PaidCheck = (method: string, target: string) => boolean;
+
+/**
+ * `isPaid` with its last answer kept. The edge, the gate's adapter and the metrics each ask about
+ * the same request one after the other, so one route match answers all three; any other question
+ * is passed on (the route table does not change: its availability does, but not what matches).
+ */
+export function rememberLastPaidCheck(isPaid: PaidCheck): PaidCheck {
+  let lastMethod: string | undefined;
+  let lastTarget: string | undefined;
+  let lastAnswer = false;
+  return (method, target) => {
+    if (target !== lastTarget || method !== lastMethod) {
+      lastAnswer = isPaid(method, target);
+      lastMethod = method;
+      lastTarget = target;
+    }
+    return lastAnswer;
+  };
+}
+
 /**
  * The edge in front of the gate: a request is "paid" when the gate's own route table matches it
  * (so encodings and dot segments cannot dodge the rate limit), and a paid resource's precondition
- * answers before any challenge.
+ * answers before any challenge. `isPaid` defaults to asking the table (`TollboothGate.isPaid`).
  */
 export function createEdge(options: {
   table: () => RouteTable;
   resources: ResourceDeps;
   paid?: readonly PaidResource[];
+  isPaid?: PaidCheck;
 }): Edge {
   const preconditions = new Map<string, NonNullable<PaidResource['precondition']>>();
   for (const resource of options.paid ?? PAID_RESOURCES) {
     if (resource.precondition) preconditions.set(routeKey(resource), resource.precondition);
   }
-  const match = (request: EdgeRequest) => {
-    const method = request.method.toUpperCase();
-    if (method === 'OPTIONS') return undefined;
-    return options.table().match(method, request.url);
-  };
+  const isPaid: PaidCheck =
+    options.isPaid ??
+    ((method, target) => {
+      const upper = method.toUpperCase();
+      return upper !== 'OPTIONS' && options.table().match(upper, target) !== undefined;
+    });
   return {
-    isPaid: (request) => match(request) !== undefined,
+    isPaid: (request) => isPaid(request.method, request.target),
     precondition(request) {
-      const matched = match(request);
+      // Free requests (most of them) stop here; the full match is made for paid ones only.
+      if (!isPaid(request.method, request.target)) return undefined;
+      const matched = options.table().match(request.method.toUpperCase(), request.target);
       if (matched?.route.availability !== 'active') return undefined;
       const check = preconditions.get(matched.route.key);
-      return check?.(requestIdOf(request.header), options.resources);
+      return check?.(
+        requestIdOf((name) => request.header(name)),
+        options.resources,
+      );
     },
   };
 }

@@ -26,7 +26,10 @@ export interface RouteContext {
 export interface RouteResult {
   status: number;
   headers?: Record<string, string>;
-  /** A `Uint8Array` is sent as is; `undefined` sends no body; anything else is JSON. */
+  /**
+   * A `Uint8Array` is sent as is; an `EncodedJson` as its text; `undefined` sends no body;
+   * anything else is JSON.
+   */
   body?: unknown;
 }
 
@@ -45,8 +48,8 @@ export interface ServiceRoute {
  */
 export interface EdgeRequest {
   method: string;
-  /** Absolute URL as received. */
-  url: string;
+  /** The request target exactly as received (origin-form path and query, not decoded). */
+  target: string;
   header(name: string): string | undefined;
 }
 

@@ -16,7 +16,7 @@ function send(res: Response, result: RouteResult): void {
 
 const edgeRequest = (req: Request): EdgeRequest => ({
   method: req.method,
-  url: `${req.protocol}://${req.host}${req.originalUrl}`,
+  target: req.originalUrl,
   header: (name) => req.get(name),
 });
 

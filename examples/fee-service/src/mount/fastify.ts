@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import rateLimitPlugin from '@fastify/rate-limit';
-import { tollbooth } from '@tollbooth/fastify';
+import { type PaidRequest, tollbooth } from '@tollbooth/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { requestIdOf } from '../http/respond';
 import type { EdgeRequest, RouteContext, RouteResult } from '../http/types';
@@ -10,47 +10,83 @@ import type { MountedApp, MountOptions } from './types';
 function send(reply: FastifyReply, result: RouteResult): FastifyReply {
   const { status, headers, body } = encodeResult(result);
   reply.code(status).headers(headers);
-  return body === undefined ? reply.send() : reply.send(body);
+  if (body === undefined) return reply.send();
+  // Fastify appends a charset to a JSON content type without one when the payload is a string; a
+  // Buffer is sent with the headers as given (text goes out with the headers in a single chunk).
+  const type = headers['content-type'];
+  if (typeof body === 'string' && type !== undefined && type.includes('json') && !type.includes('charset')) {
+    return reply.send(Buffer.from(body, 'utf8'));
+  }
+  return reply.send(body);
 }
 
-const edgeRequest = (request: FastifyRequest): EdgeRequest => ({
-  method: request.method,
-  url: `${request.protocol}://${request.host}${request.raw.url ?? request.url}`,
-  header: (name) => {
+/** Case-insensitive header lookup on a Fastify request (repeated headers joined with `, `). */
+function headerReader(request: FastifyRequest): (name: string) => string | undefined {
+  return (name) => {
     const value = request.headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(', ') : value;
-  },
-});
+  };
+}
 
-/** The edge view of a request, built once in `onRequest` and reused by the route handler. */
-const VIEW = Symbol('fee-service.edgeView');
-type Viewed = FastifyRequest & { [VIEW]?: EdgeRequest };
+/**
+ * A Fastify request as the edge and the route handlers see it, made once per request in
+ * `onRequest`. What most requests never read (the URL object, the params copy, the header
+ * reader, the request id) is made on first read: a free request costs one small object.
+ */
+class FastifyRequestView implements EdgeRequest, RouteContext {
+  readonly method: string;
+  readonly target: string;
+  readonly #request: FastifyRequest;
+  #url: URL | undefined;
+  #params: Record<string, string> | undefined;
+  #header: ((name: string) => string | undefined) | undefined;
+  #requestId: string | undefined;
 
-function viewOf(request: FastifyRequest): EdgeRequest {
+  constructor(request: FastifyRequest) {
+    this.#request = request;
+    this.method = request.method;
+    this.target = request.raw.url ?? request.url;
+  }
+
+  /** The request URL as received, made absolute with the request's own scheme and host. */
+  get url(): URL {
+    this.#url ??= new URL(`${this.#request.protocol}://${this.#request.host}${this.target}`);
+    return this.#url;
+  }
+
+  get params(): Record<string, string> {
+    this.#params ??= { ...(this.#request.params as Record<string, string>) };
+    return this.#params;
+  }
+
+  /** A reader that may be passed around on its own (`requestIdOf(context.header)`). */
+  get header(): (name: string) => string | undefined {
+    this.#header ??= headerReader(this.#request);
+    return this.#header;
+  }
+
+  /** The gate's request id on paid routes, else the request's `X-Request-Id` or a fresh UUID. */
+  get requestId(): string {
+    this.#requestId ??= this.payment?.requestId ?? requestIdOf(this.header);
+    return this.#requestId;
+  }
+
+  get payment(): PaidRequest | undefined {
+    return this.#request.payment ?? undefined;
+  }
+}
+
+const VIEW = Symbol('fee-service.requestView');
+type Viewed = FastifyRequest & { [VIEW]?: FastifyRequestView };
+
+function viewOf(request: FastifyRequest): FastifyRequestView {
   const viewed = request as Viewed;
   let view = viewed[VIEW];
   if (view === undefined) {
-    view = edgeRequest(request);
+    view = new FastifyRequestView(request);
     viewed[VIEW] = view;
   }
   return view;
-}
-
-/** The handler's context; the request id (a fresh UUID when none came) is made only when read. */
-function routeContext(request: FastifyRequest, view: EdgeRequest): RouteContext {
-  const payment = request.payment ?? undefined;
-  let requestId = payment?.requestId;
-  return {
-    method: request.method,
-    url: new URL(view.url),
-    params: { ...(request.params as Record<string, string>) },
-    header: view.header,
-    get requestId() {
-      requestId ??= requestIdOf(view.header);
-      return requestId;
-    },
-    payment,
-  };
 }
 
 /**
@@ -91,7 +127,8 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
   };
   app.addHook('onRequest', (request, reply, done) => {
     const view = viewOf(request);
-    if (!(limits.enabled && edge.isPaid(view))) return guard(reply, view, done);
+    if (!edge.isPaid(view)) return done();
+    if (!limits.enabled) return guard(reply, view, done);
     check(request)
       .then((verdict) => {
         if (!verdict.isAllowed && verdict.isExceeded) {
@@ -111,14 +148,13 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
       url: route.path,
       // Not async: a synchronous handler result is sent without a promise or a microtask.
       handler: (request, reply) => {
-        const view = viewOf(request);
-        const result = route.handler(routeContext(request, view));
+        const result = route.handler(viewOf(request));
         if (result instanceof Promise) return result.then((answer) => send(reply, answer));
         send(reply, result);
       },
     });
   }
-  app.setNotFoundHandler((request, reply) => send(reply, notFound(edgeRequest(request).header)));
+  app.setNotFoundHandler((request, reply) => send(reply, notFound(headerReader(request))));
   app.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
@@ -127,13 +163,13 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
         error: {
           code: 'bad_request',
           message: (error as Error).message,
-          request_id: requestIdOf(edgeRequest(request).header),
+          request_id: requestIdOf(headerReader(request)),
           retryable: false,
         },
       });
     }
     options.onError?.(error);
-    return send(reply, internalError(edgeRequest(request).header));
+    return send(reply, internalError(headerReader(request)));
   });
   await app.ready();
   if (!handler) throw new Error('fastify did not hand over its request handler');

@@ -16,7 +16,7 @@ function send(ctx: Context, result: RouteResult): void {
 
 const edgeRequest = (ctx: Context): EdgeRequest => ({
   method: ctx.method,
-  url: `${ctx.protocol}://${ctx.host}${ctx.originalUrl}`,
+  target: ctx.originalUrl,
   header: (name) => ctx.get(name) || undefined,
 });
 

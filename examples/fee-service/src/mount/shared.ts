@@ -1,23 +1,34 @@
-import { errorResult, requestIdOf } from '../http/respond';
+import { EncodedJson, errorResult, requestIdOf } from '../http/respond';
 import type { RouteResult } from '../http/types';
 
-/** A route result as status, headers and exact bytes (JSON encoded unless already bytes). */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A route result as status, headers and exact bytes (JSON encoded unless already bytes or
+ * encoded JSON text). Headers and a `Buffer` or text body are passed through as they are (a cached
+ * result is sent without copying); a JSON body gets a content type, in a new header object if the
+ * result has none.
+ */
 export function encodeResult(result: RouteResult): {
   status: number;
-  headers: Record<string, string>;
-  body: Buffer | undefined;
+  headers: Readonly<Record<string, string>>;
+  body: Buffer | string | undefined;
 } {
-  const headers: Record<string, string> = { ...result.headers };
-  if (result.body === undefined) return { status: result.status, headers, body: undefined };
-  if (result.body instanceof Uint8Array) {
+  const { status, body } = result;
+  if (body === undefined) return { status, headers: result.headers ?? {}, body: undefined };
+  if (body instanceof Uint8Array) {
     return {
-      status: result.status,
-      headers,
-      body: Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength),
+      status,
+      headers: result.headers ?? {},
+      body: Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
     };
   }
-  headers['content-type'] ??= 'application/json; charset=utf-8';
-  return { status: result.status, headers, body: Buffer.from(JSON.stringify(result.body), 'utf8') };
+  const headers =
+    result.headers?.['content-type'] === undefined
+      ? { ...result.headers, 'content-type': JSON_CONTENT_TYPE }
+      : result.headers;
+  if (body instanceof EncodedJson) return { status, headers, body: body.text };
+  return { status, headers, body: JSON.stringify(body) };
 }
 
 /** 404 Error body for unknown paths. */

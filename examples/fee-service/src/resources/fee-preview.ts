@@ -1,6 +1,6 @@
 import type { FreeRoute } from '@tollbooth/core';
 import { buildFeePreview } from '../domain/builders';
-import { requestIdOf } from '../http/respond';
+import { EncodedJson, requestIdOf } from '../http/respond';
 import type { RouteContext, RouteResult } from '../http/types';
 import type { CurrentSnapshot } from '../snapshot/service';
 import { readSnapshot } from './snapshot-reading';
@@ -31,7 +31,7 @@ const ENCODED_PREVIEW_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 
 /**
  * {@link previewHandler} with its 200 answer already encoded: the preview document only changes
- * with the snapshot, its age in whole seconds and its staleness, so its JSON bytes are built once
+ * with the snapshot, its age in whole seconds and its staleness, so its JSON text is built once
  * per such reading and shared by every request until the next one (the 503 is not cached). The
  * bytes and headers are those the mounts would write for `previewHandler`'s JSON result.
  */
@@ -53,7 +53,7 @@ export function createPreviewResponder(deps: ResourceDeps): (context: RouteConte
         result: {
           status: 200,
           headers: ENCODED_PREVIEW_HEADERS,
-          body: Buffer.from(JSON.stringify(body), 'utf8'),
+          body: new EncodedJson(JSON.stringify(body)),
         },
       };
     }
