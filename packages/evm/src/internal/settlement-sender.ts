@@ -260,9 +260,12 @@ export class SettlementSender {
       fees = await this.#currentFees();
       if (this.#next === undefined || this.#stale) {
         this.#stale = false;
-        this.#holes = [];
-        this.#next = await getTransactionCount(client, { address: account.address, blockTag: 'pending' });
-        this.#highest = this.#next - 1;
+        // The node's count covers what it holds; our own nonces above it (behind a hole) and the
+        // holes themselves stay ours to fill.
+        const pending = await getTransactionCount(client, { address: account.address, blockTag: 'pending' });
+        this.#holes = this.#holes.filter((n) => n >= pending);
+        this.#next = Math.max(pending, this.#highest + 1);
+        this.#highest = Math.max(this.#highest, pending - 1);
       }
     } catch (error) {
       for (const request of round) request.reject(error);
@@ -291,6 +294,7 @@ export class SettlementSender {
       }
     }
     const answers = await Promise.all(signed.map((tx) => this.#broadcast(tx.raw)));
+    let fillerRefused = false;
     const retry: Request[] = [];
     for (const [i, tx] of signed.entries()) {
       const answer = answers[i]!;
@@ -303,7 +307,11 @@ export class SettlementSender {
       }
       // Refused: this nonce was not used.
       free.push(tx.nonce);
-      if (tx.request.filler) this.#stale = true;
+      if (tx.request.filler) {
+        if (tx.request.attempts < MAX_ATTEMPTS) retry.push(tx.request);
+        else fillerRefused = true;
+        continue;
+      }
       if ((answer.kind === 'nonce' || answer.kind === 'fee') && tx.request.attempts < MAX_ATTEMPTS) {
         if (answer.kind === 'nonce') this.#stale = true;
         else this.#fees = undefined;
@@ -313,13 +321,20 @@ export class SettlementSender {
     // A free nonce below a used one is a hole later transactions wait behind: the next requests
     // (or fillers) take it first. Free nonces above every used one were all handed out in this
     // round and are handed out again.
-    this.#holes = [...this.#holes, ...free.filter((n) => n < this.#highest)].sort((a, b) => a - b);
     const above = free.filter((n) => n > this.#highest);
     if (above.length > 0) this.#next = Math.min(...above);
     this.#queue.unshift(...retry);
-    if (!this.#stale) {
-      for (let i = this.#queue.length; i < this.#holes.length; i++) this.#queue.push(this.#filler());
-    }
+    // A node that keeps refusing even a plain transfer (no gas money) refuses every filler: stop.
+    if (fillerRefused) this.#holes = [];
+    else this.#addHoles(free.filter((n) => n < this.#highest));
+  }
+
+  /** Nonces below a used one that are free: the next requests take them, or fillers do. */
+  #addHoles(nonces: number[]): void {
+    if (nonces.length === 0) return;
+    this.#holes = [...new Set([...this.#holes, ...nonces])].sort((a, b) => a - b);
+    for (let i = this.#queue.length; i < this.#holes.length; i++) this.#queue.push(this.#filler());
+    void this.#pump();
   }
 
   /** A 0-value transfer to itself, to fill a nonce hole when no settlement is waiting to. */
@@ -435,9 +450,8 @@ export class SettlementSender {
           if (ACCEPTED.test(text)) return;
           // Mined (its receipt comes with the next poll) or its nonce taken: nothing to keep alive.
           this.#broadcasts.delete(hash);
-          // Refused for another reason: its nonce is free, so read the count from the node again
-          // and let the next transaction take it.
-          if (!/nonce too low|NonceTooLow|OldNonce/i.test(text)) this.#stale = true;
+          // Refused for another reason: its nonce is free, a hole the next transaction fills.
+          if (!NONCE_CONFLICT.test(text)) this.#addHoles([sent.nonce]);
         }),
       ),
     );

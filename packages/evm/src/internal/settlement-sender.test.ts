@@ -1,0 +1,111 @@
+import { type Devnet, startDevnet } from '@tollbooth/devnet';
+import fc from 'fast-check';
+import { createWalletClient, custom, type Hash, type Hex, HttpRequestError, parseTransaction } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SettlementSender } from './settlement-sender';
+
+let devnet: Devnet;
+beforeAll(async () => {
+  devnet = await startDevnet({ chainId: 8453, payers: 0 });
+});
+afterAll(async () => {
+  await devnet?.stop();
+});
+
+async function rpc(method: string, params: unknown): Promise<unknown> {
+  const response = await fetch(devnet.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
+  if (body.error) throw Object.assign(new Error(body.error.message), body.error);
+  return body.result;
+}
+
+/** What the node does with one broadcast. */
+type Answer = 'accept' | 'refuse' | 'stale-nonce' | 'answer-lost';
+
+const answer = fc.constantFrom<Answer>('accept', 'accept', 'accept', 'refuse', 'stale-nonce', 'answer-lost');
+
+describe('SettlementSender on a devnet', () => {
+  it('leaves no nonce gap whatever the node refuses: every request is mined or refused, nothing waits in the pool', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(answer, { minLength: 1, maxLength: 24 }),
+        fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 4 }),
+        async (answers, waves) => {
+          // A fresh account per run: a sender of an earlier run still keeps its transactions alive.
+          const account = privateKeyToAccount(generatePrivateKey());
+          await devnet.testClient.setBalance({ address: account.address, value: 10n ** 18n });
+          let call = 0;
+          const seen = new Set<Hex>();
+          // After the run the node answers normally: this run's sender may still be busy.
+          let over = false;
+          const client = createWalletClient({
+            account,
+            chain: devnet.chain,
+            transport: custom(
+              {
+                async request({ method, params }) {
+                  if (method !== 'eth_sendRawTransaction' || over) return rpc(method, params);
+                  const raw = (params as Hex[])[0]!;
+                  // The same bytes again get the node's own answer ("already known", "nonce too
+                  // low"); a plain transfer to itself (a filler) is never refused: a node that
+                  // refuses that has no gas money to settle anything with.
+                  if (seen.has(raw) || parseTransaction(raw).to === account.address.toLowerCase())
+                    return rpc(method, params);
+                  seen.add(raw);
+                  const what = answers[call++ % answers.length];
+                  if (what === 'refuse')
+                    throw Object.assign(new Error('insufficient funds for gas * price + value'), {
+                      code: -32000,
+                    });
+                  if (what === 'stale-nonce')
+                    throw Object.assign(new Error('nonce too low'), { code: -32000 });
+                  const result = await rpc(method, params);
+                  if (what === 'answer-lost')
+                    throw new HttpRequestError({ url: devnet.rpcUrl, details: 'socket hang up' });
+                  return result;
+                },
+              },
+              { retryCount: 0 },
+            ),
+          });
+          const sender = new SettlementSender(client, { pollingIntervalMs: 20, rebroadcastAfterMs: 300 });
+          const outcomes: PromiseSettledResult<{ hash: Hash }>[] = [];
+          for (const size of waves) {
+            const wave = Array.from({ length: size }, () =>
+              sender.send({ to: devnet.accounts.payTo.address, data: '0x', gas: 21_000n }),
+            );
+            outcomes.push(...(await Promise.allSettled(wave)));
+          }
+          for (const outcome of outcomes) {
+            if (outcome.status === 'rejected') {
+              expect(String(outcome.reason)).toMatch(/insufficient funds|nonce too low/);
+              continue;
+            }
+            const receipt = await sender.waitForReceipt(outcome.value.hash, 5_000);
+            expect(receipt?.status).toBe('success');
+          }
+          // Fillers and retries are mined too: the node holds nothing of ours that waits.
+          const waiting = async () => {
+            const pool = (await rpc('txpool_content', [])) as Record<string, Record<string, object>>;
+            return Object.values(pool).flatMap((bySender) =>
+              Object.keys(bySender[account.address.toLowerCase()] ?? {}),
+            );
+          };
+          try {
+            for (let i = 0; i < 100 && (await waiting()).length > 0; i++)
+              await new Promise((r) => setTimeout(r, 20));
+            expect(await waiting()).toEqual([]);
+          } finally {
+            over = true;
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+});
