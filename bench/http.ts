@@ -17,6 +17,7 @@ export type CaseKind =
   | 'bare'
   | 'noop'
   | 'pass'
+  | 'bytes402'
   | '402'
   | 'paid'
   | 'replay'
@@ -310,7 +311,7 @@ export async function runHttpSection(
   for (const fw of FRAMEWORKS) {
     // One process per case: a case never runs on a heap or JIT state another case shaped (the
     // paid runs fill a ledger; the replay server holds one settled payment).
-    const members = ['noop', 'pass', '402', 'paid', 'replay'].map((kind) => `${fw.key}/${kind}`);
+    const members = ['noop', 'pass', 'bytes402', '402', 'paid', 'replay'].map((kind) => `${fw.key}/${kind}`);
     if (fw.key === 'express') members.push('x402/pass', 'x402/402');
     if (fw.key === 'fastify') members.push(...FEE_CASE_IDS);
     const bare = [`${fw.key}/bare`, ...members].some(wanted)
@@ -318,6 +319,7 @@ export async function runHttpSection(
       : undefined;
     const noop = await startIf(`${fw.key}/noop`, `${fw.key}-noop`, fw.file, ['noop']);
     const pass = await startIf(`${fw.key}/pass`, `${fw.key}-pass`, fw.file, ['tollbooth']);
+    const bytes402 = await startIf(`${fw.key}/bytes402`, `${fw.key}-bytes402`, fw.file, ['bytes402']);
     const challenge = await startIf(`${fw.key}/402`, `${fw.key}-402`, fw.file, ['tollbooth']);
     const paid = await startIf(`${fw.key}/paid`, `${fw.key}-paid`, fw.file, ['tollbooth']);
     const replay = await startIf(`${fw.key}/replay`, `${fw.key}-replay`, fw.file, ['tollbooth']);
@@ -351,6 +353,13 @@ export async function runHttpSection(
         kind: 'pass',
         path: HELLO_PATH,
         expectStatus: 200,
+      }),
+      ...member(bytes402, {
+        id: `${fw.key}/bytes402`,
+        label: "bare handler writing the 402's bytes, no gate (the floor of any 402 this size)",
+        kind: 'bytes402',
+        path: PAID_PATH,
+        expectStatus: 402,
       }),
       ...member(challenge, {
         id: `${fw.key}/402`,
