@@ -30,6 +30,8 @@ export interface DevnetRun {
   /** Every payer lost exactly its payments' worth, the recipient got all of it, one transfer each. */
   balancesOk: boolean;
   problems: string[];
+  /** JSON-RPC calls per payment made by the facilitator, when it counts them (in-process only). */
+  rpcCallsPerPayment?: number;
 }
 
 export interface DevnetSectionResult {
@@ -191,5 +193,21 @@ async function payRun(
   log(
     `  ${facilitator}: ${ok}/${payments} settled in ${seconds.toFixed(1)} s = ${run.perSecond.toFixed(1)}/s, p50 ${run.p50Ms.toFixed(0)} ms, p99 ${run.p99Ms.toFixed(0)} ms, balances ${balancesOk ? 'ok' : 'WRONG'}`,
   );
+  await new Promise((r) => setTimeout(r, 300));
+  const counted = app.info['RPC_CALLS'];
+  if (counted && !counted.includes('"calls":{}')) {
+    const { httpRequests, calls } = JSON.parse(counted) as {
+      httpRequests: number;
+      calls: Record<string, number>;
+    };
+    const total = Object.values(calls).reduce((a, b) => a + b, 0);
+    const each = Object.entries(calls)
+      .map(([method, n]) => `${method} ${(n / payments).toFixed(2)}`)
+      .join(', ');
+    run.rpcCallsPerPayment = total / payments;
+    log(
+      `    JSON-RPC per payment: ${(total / payments).toFixed(2)} calls in ${(httpRequests / payments).toFixed(2)} HTTP requests (${each}; whole run, start-up included)`,
+    );
+  }
   return run;
 }
