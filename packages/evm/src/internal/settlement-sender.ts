@@ -104,17 +104,21 @@ function messageOf(error: unknown): string {
  * Sends the settlement transactions of one account on one chain, and waits for their receipts.
  *
  * Nonces come from a local counter read once from the node (`pending` count) and handed out only
- * when a transaction is signed, right before it is broadcast. Broadcasts go out one at a time in
- * nonce order, so a transaction the node refuses leaves no gap: the counter steps back and the
- * next request takes that nonce. A refusal for a stale nonce (another sender on the account) or a
- * stale fee reads the node again and signs again. When the node does not answer a broadcast, the
- * same bytes are sent again (idempotent); if it still does not answer, the transaction is reported
- * `uncertain` and the poller keeps sending those bytes.
+ * when a transaction is signed. Requests that arrive while a broadcast is under way wait and go out
+ * together as the next round, signed with consecutive nonces and sent in nonce order (one JSON-RPC
+ * batch on a batching transport). A nonce the node refuses is handed out again: it becomes the
+ * counter again when nothing later was accepted, else a hole the next request fills first (or a
+ * 0-value transfer to itself when none is waiting), so nothing waits behind a gap. A refusal for
+ * a stale nonce (another sender on the account) reads the node's count again; a fee too low reads
+ * fees again; either signs again. When the node does not answer a broadcast, the same bytes are
+ * sent again (idempotent); if it still does not answer, the transaction is reported `uncertain` and
+ * the poller keeps sending those bytes, never new ones for the same request.
  *
  * Receipts are read by one poller for every pending transaction: one `eth_blockNumber` per tick,
  * then the receipts of transactions not yet asked for at that block, all in the same tick (one
- * JSON-RPC batch on a batching transport). A transaction still without a receipt after
- * `rebroadcastAfterMs` is broadcast again, since nodes can drop or strand pool transactions.
+ * JSON-RPC batch on a batching transport). The lowest-nonce transaction still without a receipt
+ * after `rebroadcastAfterMs` is broadcast again (nodes drop pool transactions), also after its
+ * settlement answered `settlement_pending`, so the hash reported then is the one that lands.
  */
 export class SettlementSender {
   readonly #client: SettlingClient;
@@ -433,14 +437,18 @@ export class SettlementSender {
     // eviction, anvil_dropAllTransactions), and a dropped one would leave its nonce as a gap
     // every later transaction waits behind. Kept up after the settlement answered
     // `settlement_pending`, so the hash it reported is the one that lands.
+    // Only the lowest nonce is sent again: every later transaction waits behind it, so it is the
+    // one that matters, and the cost stays one call per interval however many are pending.
     const now = Date.now();
     const again: [Hash, Broadcast][] = [];
+    let lowest: [Hash, Broadcast] | undefined;
     for (const [hash, sent] of this.#broadcasts) {
       if (now - sent.since > KEEP_ALIVE_MS && !this.#waiters.has(hash)) this.#broadcasts.delete(hash);
-      else if (now - sent.sentAt >= this.#rebroadcastAfterMs) {
-        sent.sentAt = now;
-        again.push([hash, sent]);
-      }
+      else if (!lowest || sent.nonce < lowest[1].nonce) lowest = [hash, sent];
+    }
+    if (lowest && now - lowest[1].sentAt >= this.#rebroadcastAfterMs) {
+      lowest[1].sentAt = now;
+      again.push(lowest);
     }
     await Promise.all(
       again.map(([hash, sent]) =>
