@@ -45,7 +45,7 @@ const HELP = `npm run bench -- [options]
                           instead (default 500; env BENCH_REWARM_PAID)
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
   --paid=N                paid requests per run (default 2000; env BENCH_PAID)
-  --payers=N --payments=N devnet payers and payments each (default 20 x 10)
+  --payers=N --payments=N devnet payers and payments each (default 20 x 25)
   --out=PATH              report path (default docs/benchmarks.md); --no-write to print only`;
 
 export function readConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {
@@ -99,7 +99,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
     connections: num(values.connections, 'BENCH_CONNECTIONS', 50, 50),
     paidPerRun: num(values.paid, 'BENCH_PAID', 2000, 300),
     payers: num(values.payers, 'BENCH_PAYERS', 20, 5),
-    paymentsPerPayer: num(values.payments, 'BENCH_PAYMENTS', 10, 4),
+    paymentsPerPayer: num(values.payments, 'BENCH_PAYMENTS', 25, 4),
     batches: num(undefined, 'BENCH_BATCHES', 9, 5),
     scalingRounds: num(undefined, 'BENCH_SCALING_ROUNDS', 3, 2),
     scalingSeconds: num(undefined, 'BENCH_SCALING_SECONDS', 1.5, 1),
