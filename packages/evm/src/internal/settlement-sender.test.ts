@@ -109,3 +109,49 @@ describe('SettlementSender on a devnet', () => {
     );
   }, 60_000);
 });
+
+describe('SettlementSender when the node refuses every filler', () => {
+  it('leaves the hole to the next settlement, so the transaction behind it and the next one are mined', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await devnet.testClient.setBalance({ address: account.address, value: 10n ** 18n });
+    let sends = 0;
+    const client = createWalletClient({
+      account,
+      chain: devnet.chain,
+      transport: custom(
+        {
+          async request({ method, params }) {
+            if (method === 'eth_sendRawTransaction') {
+              const raw = (params as Hex[])[0]!;
+              // A chain whose intrinsic gas is above 21 000 (zkSync, Arbitrum): no plain transfer passes.
+              if (parseTransaction(raw).to === account.address.toLowerCase())
+                throw Object.assign(new Error('intrinsic gas too low'), { code: -32000 });
+              if (++sends === 2)
+                throw Object.assign(new Error('insufficient funds for gas * price + value'), {
+                  code: -32000,
+                });
+            }
+            return rpc(method, params);
+          },
+        },
+        { retryCount: 0 },
+      ),
+    });
+    const sender = new SettlementSender(client, { pollingIntervalMs: 20, rebroadcastAfterMs: 300 });
+    const to = devnet.accounts.payTo.address;
+    // Sent in one tick: the first goes out alone, the other two in the next round, where the
+    // node refuses the first and takes the second (a hole below it).
+    const [a, b, c] = await Promise.allSettled([
+      sender.send({ to, data: '0x', gas: 21_000n }),
+      sender.send({ to, data: '0x', gas: 21_000n }),
+      sender.send({ to, data: '0x', gas: 21_000n }),
+    ]);
+    expect(b.status).toBe('rejected');
+    if (a.status !== 'fulfilled' || c.status !== 'fulfilled') throw new Error('a and c should be sent');
+    expect(c.value.nonce).toBe(a.value.nonce! + 2);
+    const d = await sender.send({ to, data: '0x', gas: 21_000n });
+    expect(d.nonce).toBe(a.value.nonce! + 1);
+    expect((await sender.waitForReceipt(c.value.hash, 2_000))?.status).toBe('success');
+    expect((await sender.waitForReceipt(d.hash, 2_000))?.status).toBe('success');
+  });
+});

@@ -277,7 +277,10 @@ export class SettlementSender {
     }
     const signed: { request: Request; nonce: number; raw: Hex; hash: Hash }[] = [];
     const free: number[] = [];
-    for (const request of round) {
+    // Settlements take the holes first; a filler goes out only for a hole still left (a settlement
+    // or a resync may have filled it), never at a fresh nonce.
+    for (const request of [...round.filter((r) => !r.filler), ...round.filter((r) => r.filler)]) {
+      if (request.filler && this.#holes.length === 0) continue;
       request.attempts++;
       const nonce = this.#holes.length > 0 ? this.#holes.shift()! : this.#next++;
       try {
@@ -297,6 +300,7 @@ export class SettlementSender {
         free.push(nonce);
       }
     }
+    signed.sort((a, b) => a.nonce - b.nonce);
     const answers = await Promise.all(signed.map((tx) => this.#broadcast(tx.raw)));
     let fillerRefused = false;
     const retry: Request[] = [];
@@ -328,15 +332,20 @@ export class SettlementSender {
     const above = free.filter((n) => n > this.#highest);
     if (above.length > 0) this.#next = Math.min(...above);
     this.#queue.unshift(...retry);
-    // A node that keeps refusing even a plain transfer (no gas money) refuses every filler: stop.
-    if (fillerRefused) this.#holes = [];
-    else this.#addHoles(free.filter((n) => n < this.#highest));
+    // A node that keeps refusing a plain transfer (no gas money, or an intrinsic gas above 21 000
+    // as on zkSync or Arbitrum) refuses every filler: send no more fillers, but keep the holes for
+    // the next settlements (their gas is estimated). Dropping them would leave the gap for good.
+    this.#addHoles(
+      free.filter((n) => n < this.#highest),
+      !fillerRefused,
+    );
   }
 
   /** Nonces below a used one that are free: the next requests take them, or fillers do. */
-  #addHoles(nonces: number[]): void {
+  #addHoles(nonces: number[], fill = true): void {
     if (nonces.length === 0) return;
     this.#holes = [...new Set([...this.#holes, ...nonces])].sort((a, b) => a - b);
+    if (!fill) return;
     for (let i = this.#queue.length; i < this.#holes.length; i++) this.#queue.push(this.#filler());
     void this.#pump();
   }
