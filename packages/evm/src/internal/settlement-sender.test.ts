@@ -1,6 +1,14 @@
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import fc from 'fast-check';
-import { createWalletClient, custom, type Hash, type Hex, HttpRequestError, parseTransaction } from 'viem';
+import {
+  createWalletClient,
+  custom,
+  type Hash,
+  type Hex,
+  HttpRequestError,
+  http,
+  parseTransaction,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SettlementSender } from './settlement-sender';
@@ -153,5 +161,31 @@ describe('SettlementSender when the node refuses every filler', () => {
     expect(d.nonce).toBe(a.value.nonce! + 1);
     expect((await sender.waitForReceipt(c.value.hash, 2_000))?.status).toBe('success');
     expect((await sender.waitForReceipt(d.hash, 2_000))?.status).toBe('success');
+  });
+});
+
+describe('SettlementSender after the node lost its pool', () => {
+  it('sends every lost transaction again at once, so the next block mines them all, not one per block', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await devnet.testClient.setBalance({ address: account.address, value: 10n ** 18n });
+    const client = createWalletClient({ account, chain: devnet.chain, transport: http(devnet.rpcUrl) });
+    const sender = new SettlementSender(client, { pollingIntervalMs: 20, rebroadcastAfterMs: 200 });
+    const to = devnet.accounts.payTo.address;
+    await devnet.setAutomine(false);
+    try {
+      const sent = await Promise.all(
+        Array.from({ length: 4 }, () => sender.send({ to, data: '0x', gas: 21_000n })),
+      );
+      // Waited for as a settlement does; the receipts must come with the one block mined below.
+      const waiting = sent.map((tx) => sender.waitForReceipt(tx.hash, 1_000));
+      // A restart of the node: its pool is gone.
+      await rpc('anvil_dropAllTransactions', []);
+      await new Promise((r) => setTimeout(r, 500));
+      await devnet.mine();
+      const receipts = await Promise.all(waiting);
+      expect(receipts.map((r) => r?.status)).toEqual(['success', 'success', 'success', 'success']);
+    } finally {
+      await devnet.setAutomine(true);
+    }
   });
 });

@@ -447,31 +447,41 @@ export class SettlementSender {
     // every later transaction waits behind. Kept up after the settlement answered
     // `settlement_pending`, so the hash it reported is the one that lands.
     // Only the lowest nonce is sent again: every later transaction waits behind it, so it is the
-    // one that matters, and the cost stays one call per interval however many are pending.
+    // one that matters, and the cost stays one call per interval however many are pending. When the
+    // node takes it as new (no "already known"), it had lost it, and most likely the later ones too
+    // (a restart, an eviction): those are sent again at once, in nonce order, not one per block.
     const now = Date.now();
-    const again: [Hash, Broadcast][] = [];
     let lowest: [Hash, Broadcast] | undefined;
     for (const [hash, sent] of this.#broadcasts) {
       if (now - sent.since > KEEP_ALIVE_MS && !this.#waiters.has(hash)) this.#broadcasts.delete(hash);
       else if (!lowest || sent.nonce < lowest[1].nonce) lowest = [hash, sent];
     }
-    if (lowest && now - lowest[1].sentAt >= this.#rebroadcastAfterMs) {
-      lowest[1].sentAt = now;
-      again.push(lowest);
+    if (!lowest || now - lowest[1].sentAt < this.#rebroadcastAfterMs) return;
+    if ((await this.#sendAgain(...lowest)) !== 'taken as new') return;
+    const rest = [...this.#broadcasts].filter(([, sent]) => sent.nonce > lowest[1].nonce);
+    rest.sort(([, a], [, b]) => a.nonce - b.nonce);
+    await Promise.all(rest.map(([hash, sent]) => this.#sendAgain(hash, sent)));
+  }
+
+  /** Sends tracked bytes again; a refusal that frees the nonce turns it into a hole. */
+  async #sendAgain(
+    hash: Hash,
+    sent: Broadcast,
+  ): Promise<'taken as new' | 'known' | 'unanswered' | 'refused'> {
+    sent.sentAt = Date.now();
+    try {
+      await sendRawTransaction(this.#client, { serializedTransaction: sent.raw });
+      return 'taken as new';
+    } catch (error) {
+      if (isTransportError(error)) return 'unanswered';
+      const text = messageOf(error);
+      if (ACCEPTED.test(text)) return 'known';
+      // Mined (its receipt comes with the next poll) or its nonce taken: nothing to keep alive.
+      this.#broadcasts.delete(hash);
+      // Refused for another reason: its nonce is free, a hole the next transaction fills.
+      if (!NONCE_CONFLICT.test(text)) this.#addHoles([sent.nonce]);
+      return 'refused';
     }
-    await Promise.all(
-      again.map(([hash, sent]) =>
-        sendRawTransaction(client, { serializedTransaction: sent.raw }).catch((error: unknown) => {
-          if (isTransportError(error)) return;
-          const text = messageOf(error);
-          if (ACCEPTED.test(text)) return;
-          // Mined (its receipt comes with the next poll) or its nonce taken: nothing to keep alive.
-          this.#broadcasts.delete(hash);
-          // Refused for another reason: its nonce is free, a hole the next transaction fills.
-          if (!NONCE_CONFLICT.test(text)) this.#addHoles([sent.nonce]);
-        }),
-      ),
-    );
   }
 }
 
