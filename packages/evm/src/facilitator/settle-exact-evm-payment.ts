@@ -205,11 +205,13 @@ export async function settleExactEvmPayment(
     );
   }
   if (receipt.status !== 'success') {
-    if (receipt.gasUsed >= gas) {
-      // Out of gas: this asset costs more than the cached estimate said; estimate afresh next time.
-      if (gasKey) forgetGasLimit(client, gasKey);
+    // Any revert drops the cached limit (one estimate next time): out of gas does not always show
+    // as gas used = limit. Behind a proxy (USDC), the delegatecall gets 63/64 of the gas, runs out,
+    // and the proxy reverts with the rest; a revert for any other reason stays well under the limit,
+    // which has at least half the estimate again on top.
+    if (gasKey) forgetGasLimit(client, gasKey);
+    if (receipt.gasUsed * 64n >= gas * 63n)
       return failure(ExactEvmReason.transactionFailed, `ran out of gas at the limit of ${gas}`, hash);
-    }
     const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);
     return failure(
       diagnosis && diagnosis.reason !== ExactEvmReason.simulationFailed
