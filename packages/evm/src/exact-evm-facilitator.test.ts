@@ -261,6 +261,38 @@ describe('createExactEvmFacilitator on a devnet', () => {
     expect(before - (await devnet.balanceOf(account.address))).toBe(20_000n);
   });
 
+  it('waits for its own pending transaction when the same payment is settled again, and answers success with its hash (no second transfer sent to revert)', async () => {
+    const key = generatePrivateKey();
+    await devnet.testClient.setBalance({ address: privateKeyToAccount(key).address, value: 10n ** 18n });
+    const twice = createExactEvmFacilitator({
+      account: key,
+      chain: devnet.chain,
+      rpcUrl: devnet.rpcUrl,
+      pollingIntervalMs: 50,
+      receiptTimeoutMs: 500,
+    });
+    const account = payer(1);
+    const payment = await buildPayment(account, requirements);
+    const before = await devnet.balanceOf(account.address);
+    let first: Awaited<ReturnType<typeof twice.settle>>;
+    let second: Awaited<ReturnType<typeof twice.settle>>;
+    await devnet.setAutomine(false);
+    try {
+      first = await twice.settle(payment, requirements);
+      expect(first).toMatchObject({ errorReason: ExactEvmReason.settlementPending });
+      // The client retries the same payload; the authorization is still unused on chain, so the
+      // gate's reconcile settles again, while the first transaction is still in the pool.
+      const settling = twice.settle(payment, requirements);
+      await new Promise((r) => setTimeout(r, 200));
+      await devnet.mine();
+      second = await settling;
+    } finally {
+      await devnet.setAutomine(true);
+    }
+    expect(second).toMatchObject({ success: true, transaction: first.transaction });
+    expect(before - (await devnet.balanceOf(account.address))).toBe(10_000n);
+  });
+
   it('answers settlement_pending with the hash when the receipt does not come, and reconcile finds it once mined', async () => {
     const slow = createExactEvmFacilitator({
       account: devnet.accounts.facilitator.privateKey,

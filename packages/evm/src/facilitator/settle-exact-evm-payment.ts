@@ -13,9 +13,11 @@ import {
   type Hash,
   isAddressEqual,
   parseEventLogs,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
   type Transport,
 } from 'viem';
-import { estimateContractGas, simulateContract } from 'viem/actions';
+import { estimateContractGas, getTransactionReceipt, simulateContract } from 'viem/actions';
 import { ExactEvmReason, eip3009Abi } from '../constants';
 import {
   classifyTransferRevert,
@@ -64,6 +66,23 @@ function forgetGasLimit(client: object, key: string): void {
   gasLimits.get(client)?.delete(key);
 }
 
+/**
+ * Settlement transactions answered `settlement_pending`, by client and payment (chain, asset, payer,
+ * authorization nonce): a second settle of the payment waits for that transaction instead of
+ * sending another, which would revert once the first lands and answer a failure for a payment made.
+ */
+const unconfirmed = new WeakMap<object, Map<string, { hash: Hash; gas: bigint }>>();
+const MAX_UNCONFIRMED = 10_000;
+
+function unconfirmedOf(client: object): Map<string, { hash: Hash; gas: bigint }> {
+  let map = unconfirmed.get(client);
+  if (!map) {
+    map = new Map();
+    unconfirmed.set(client, map);
+  }
+  return map;
+}
+
 export interface SettleExactEvmPaymentParameters {
   /**
    * A client on the payment's network whose account pays the gas. Every settlement through one
@@ -96,7 +115,8 @@ export type SettleExactEvmPaymentReturnType = SettleResponse;
  * its status and its `Transfer(from, to, value)` log. A reverted transfer is diagnosed from the
  * token (or as out of gas, which drops the cached estimate).
  * When the receipt does not arrive in time the answer is `settlement_pending` with the hash of the
- * broadcast transaction: reconcile it later, never send it again.
+ * broadcast transaction: reconcile it later, never send it again. Settled again through the same
+ * client, such a payment waits for that transaction instead of sending a second one.
  *
  * @throws {FacilitatorError} when the node does not answer before anything was broadcast.
  * @example
@@ -133,6 +153,32 @@ export async function settleExactEvmPayment(
   }
   const { request, signature } = verified;
   const { from, to, value } = request.payload.authorization;
+  const timeoutMs = parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
+  const sender = settlementSenderFor(client, { pollingIntervalMs: parameters.pollingIntervalMs });
+  const paymentKey =
+    `${request.chainId}:${request.assetAddress}:${from}:${request.payload.authorization.nonce}`.toLowerCase();
+  const pending = unconfirmedOf(client);
+  const earlier = pending.get(paymentKey);
+  if (earlier) {
+    // This payment's transaction answered settlement_pending: it may still land (the sender keeps
+    // it alive), and a second one would then revert. Its receipt, or still pending; only once it is
+    // neither kept alive nor mined (dropped, its nonce taken) is the payment sent again.
+    let receipt: TransactionReceipt | null | undefined;
+    if (sender.isPending(earlier.hash)) receipt = await sender.waitForReceipt(earlier.hash, timeoutMs);
+    else {
+      try {
+        receipt = await getTransactionReceipt(client, { hash: earlier.hash });
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError)) throw unknownOutcome('settle', error);
+      }
+    }
+    if (receipt) {
+      pending.delete(paymentKey);
+      return settlementOutcome(receipt, earlier.hash, earlier.gas, undefined);
+    }
+    if (sender.isPending(earlier.hash)) return pendingAnswer(earlier.hash);
+    pending.delete(paymentKey);
+  }
   const args = transferArgs(request, signature);
   const failure = (reason: string, message: string, transaction = ''): SettleExactEvmPaymentReturnType => ({
     success: false,
@@ -178,7 +224,6 @@ export async function settleExactEvmPayment(
         : classifyTransferRevert(error);
     return failure(reason, diagnosis?.message || (error instanceof Error ? error.message : String(error)));
   }
-  const sender = settlementSenderFor(client, { pollingIntervalMs: parameters.pollingIntervalMs });
   let hash: Hash;
   try {
     ({ hash } = await sender.send({
@@ -195,51 +240,66 @@ export async function settleExactEvmPayment(
     if (isTransportError(error)) throw unknownOutcome('settle', error);
     return failure(classifyTransferRevert(error), error instanceof Error ? error.message : String(error));
   }
-  const timeoutMs = parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
   const receipt = await sender.waitForReceipt(hash, timeoutMs);
   if (!receipt) {
+    pending.set(paymentKey, { hash, gas });
+    if (pending.size > MAX_UNCONFIRMED) pending.delete(pending.keys().next().value!);
+    return pendingAnswer(hash);
+  }
+  return settlementOutcome(receipt, hash, gas, gasKey);
+
+  function pendingAnswer(hash: Hash): SettleExactEvmPaymentReturnType {
     return failure(
       ExactEvmReason.settlementPending,
       `no receipt for ${hash} within ${timeoutMs} ms; reconcile it, never send it again`,
       hash,
     );
   }
-  if (receipt.status !== 'success') {
-    // Any revert drops the cached limit (one estimate next time): out of gas does not always show
-    // as gas used = limit. Behind a proxy (USDC), the delegatecall gets 63/64 of the gas, runs out,
-    // and the proxy reverts with the rest; a revert for any other reason stays well under the limit,
-    // which has at least half the estimate again on top.
-    if (gasKey) forgetGasLimit(client, gasKey);
-    if (receipt.gasUsed * 64n >= gas * 63n)
-      return failure(ExactEvmReason.transactionFailed, `ran out of gas at the limit of ${gas}`, hash);
-    const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);
-    return failure(
-      diagnosis && diagnosis.reason !== ExactEvmReason.simulationFailed
-        ? diagnosis.reason
-        : ExactEvmReason.transactionFailed,
-      diagnosis?.message ?? '',
-      hash,
+
+  /** The answer for the mined settlement transaction `hash`, sent with `gas`. */
+  async function settlementOutcome(
+    receipt: TransactionReceipt,
+    hash: Hash,
+    gas: bigint,
+    gasKey: string | undefined,
+  ): Promise<SettleExactEvmPaymentReturnType> {
+    if (receipt.status !== 'success') {
+      // Any revert drops the cached limit (one estimate next time): out of gas does not always show
+      // as gas used = limit. Behind a proxy (USDC), the delegatecall gets 63/64 of the gas, runs out,
+      // and the proxy reverts with the rest; a revert for any other reason stays well under the limit,
+      // which has at least half the estimate again on top.
+      if (gasKey) forgetGasLimit(client, gasKey);
+      if (receipt.gasUsed * 64n >= gas * 63n)
+        return failure(ExactEvmReason.transactionFailed, `ran out of gas at the limit of ${gas}`, hash);
+      const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);
+      return failure(
+        diagnosis && diagnosis.reason !== ExactEvmReason.simulationFailed
+          ? diagnosis.reason
+          : ExactEvmReason.transactionFailed,
+        diagnosis?.message ?? '',
+        hash,
+      );
+    }
+    const transfers = parseEventLogs({
+      abi: eip3009Abi,
+      eventName: 'Transfer',
+      logs: receipt.logs.filter((log) => isAddressEqual(log.address, request.assetAddress)),
+    });
+    const paid = transfers.some(
+      (log) =>
+        isAddressEqual(log.args.from, from) &&
+        isAddressEqual(log.args.to, to) &&
+        log.args.value === BigInt(value),
     );
+    if (!paid) {
+      return {
+        success: false,
+        errorReason: ExactEvmReason.transferEventMismatch,
+        payer: from,
+        transaction: hash,
+        network,
+      };
+    }
+    return { success: true, payer: from, transaction: hash, network, amount: value };
   }
-  const transfers = parseEventLogs({
-    abi: eip3009Abi,
-    eventName: 'Transfer',
-    logs: receipt.logs.filter((log) => isAddressEqual(log.address, request.assetAddress)),
-  });
-  const paid = transfers.some(
-    (log) =>
-      isAddressEqual(log.args.from, from) &&
-      isAddressEqual(log.args.to, to) &&
-      log.args.value === BigInt(value),
-  );
-  if (!paid) {
-    return {
-      success: false,
-      errorReason: ExactEvmReason.transferEventMismatch,
-      payer: from,
-      transaction: hash,
-      network,
-    };
-  }
-  return { success: true, payer: from, transaction: hash, network, amount: value };
 }

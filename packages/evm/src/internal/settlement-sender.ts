@@ -156,6 +156,11 @@ export class SettlementSender {
     });
   }
 
+  /** True while `hash` is one of its transactions without a receipt that it keeps alive. */
+  isPending(hash: Hash): boolean {
+    return this.#broadcasts.has(hash);
+  }
+
   /** The receipt of `hash`, or undefined when none arrived within `timeoutMs`. */
   waitForReceipt(hash: Hash, timeoutMs: number): Promise<TransactionReceipt | undefined> {
     return new Promise((resolve) => {
