@@ -282,6 +282,10 @@ describe('createExactEvmFacilitator on a devnet', () => {
       expect(first).toMatchObject({ errorReason: ExactEvmReason.settlementPending });
       // The client retries the same payload; the authorization is still unused on chain, so the
       // gate's reconcile settles again, while the first transaction is still in the pool.
+      expect(await twice.settle(payment, requirements)).toMatchObject({
+        errorReason: ExactEvmReason.settlementPending,
+        transaction: first.transaction,
+      });
       const settling = twice.settle(payment, requirements);
       await new Promise((r) => setTimeout(r, 200));
       await devnet.mine();

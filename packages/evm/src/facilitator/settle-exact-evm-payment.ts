@@ -26,7 +26,7 @@ import {
   transferArgs,
   unknownOutcome,
 } from '../internal/chain-checks';
-import { toExactEvmRequest } from '../internal/exact-evm-request';
+import { type CheckedExactEvmRequest, checkRequest, toExactEvmRequest } from '../internal/exact-evm-request';
 import { settlementSenderFor } from '../internal/settlement-sender';
 import { verifyExactEvmRequest } from './verify-exact-evm-payment';
 
@@ -128,6 +128,35 @@ export async function settleExactEvmPayment(
   const { client, payload, requirements } = parameters;
   const base = toExactEvmRequest(payload, requirements);
   const network = base.wireNetwork;
+  const timeoutMs = parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
+  const sender = settlementSenderFor(client, { pollingIntervalMs: parameters.pollingIntervalMs });
+  const pending = unconfirmedOf(client);
+  // Looked up before the checks: a payment now too close to its validBefore fails them, while its
+  // transaction may still land.
+  const checked = checkRequest(base);
+  const paymentKey = checked.ok ? paymentKeyOf(checked.request) : undefined;
+  const earlier = paymentKey ? pending.get(paymentKey) : undefined;
+  if (checked.ok && paymentKey && earlier) {
+    // This payment's transaction answered settlement_pending: it may still land (the sender keeps
+    // it alive), and a second one would then revert. Its receipt, or still pending; only once it is
+    // neither kept alive nor mined (dropped, its nonce taken) is the payment sent again.
+    let receipt: TransactionReceipt | null | undefined;
+    if (sender.isPending(earlier.hash)) receipt = await sender.waitForReceipt(earlier.hash, timeoutMs);
+    else {
+      try {
+        receipt = await getTransactionReceipt(client, { hash: earlier.hash });
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError)) throw unknownOutcome('settle', error);
+      }
+    }
+    const context = { client, request: checked.request, network };
+    if (receipt) {
+      pending.delete(paymentKey);
+      return settlementOutcome(context, receipt, earlier.hash, earlier.gas, undefined);
+    }
+    if (sender.isPending(earlier.hash)) return pendingAnswer(context, earlier.hash, timeoutMs);
+    pending.delete(paymentKey);
+  }
   let verified: Awaited<ReturnType<typeof verifyExactEvmRequest>>;
   try {
     verified = await verifyExactEvmRequest({
@@ -152,42 +181,9 @@ export async function settleExactEvmPayment(
     };
   }
   const { request, signature } = verified;
-  const { from, to, value } = request.payload.authorization;
-  const timeoutMs = parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
-  const sender = settlementSenderFor(client, { pollingIntervalMs: parameters.pollingIntervalMs });
-  const paymentKey =
-    `${request.chainId}:${request.assetAddress}:${from}:${request.payload.authorization.nonce}`.toLowerCase();
-  const pending = unconfirmedOf(client);
-  const earlier = pending.get(paymentKey);
-  if (earlier) {
-    // This payment's transaction answered settlement_pending: it may still land (the sender keeps
-    // it alive), and a second one would then revert. Its receipt, or still pending; only once it is
-    // neither kept alive nor mined (dropped, its nonce taken) is the payment sent again.
-    let receipt: TransactionReceipt | null | undefined;
-    if (sender.isPending(earlier.hash)) receipt = await sender.waitForReceipt(earlier.hash, timeoutMs);
-    else {
-      try {
-        receipt = await getTransactionReceipt(client, { hash: earlier.hash });
-      } catch (error) {
-        if (!(error instanceof TransactionReceiptNotFoundError)) throw unknownOutcome('settle', error);
-      }
-    }
-    if (receipt) {
-      pending.delete(paymentKey);
-      return settlementOutcome(receipt, earlier.hash, earlier.gas, undefined);
-    }
-    if (sender.isPending(earlier.hash)) return pendingAnswer(earlier.hash);
-    pending.delete(paymentKey);
-  }
+  const context = { client, request, network };
   const args = transferArgs(request, signature);
-  const failure = (reason: string, message: string, transaction = ''): SettleExactEvmPaymentReturnType => ({
-    success: false,
-    errorReason: reason,
-    ...(message ? { errorMessage: message.slice(0, 500) } : {}),
-    payer: from,
-    transaction,
-    network,
-  });
+  const failure = (reason: string, message: string) => failed(context, reason, message);
   // The v, r, s form costs about the same for every payment of an asset: one estimate, with
   // headroom, serves them all for a while. Other signatures (ERC-1271 wallets) run wallet code of
   // any cost: estimated each time.
@@ -242,64 +238,103 @@ export async function settleExactEvmPayment(
   }
   const receipt = await sender.waitForReceipt(hash, timeoutMs);
   if (!receipt) {
-    pending.set(paymentKey, { hash, gas });
-    if (pending.size > MAX_UNCONFIRMED) pending.delete(pending.keys().next().value!);
-    return pendingAnswer(hash);
+    if (paymentKey) {
+      pending.set(paymentKey, { hash, gas });
+      if (pending.size > MAX_UNCONFIRMED) pending.delete(pending.keys().next().value!);
+    }
+    return pendingAnswer(context, hash, timeoutMs);
   }
-  return settlementOutcome(receipt, hash, gas, gasKey);
+  return settlementOutcome(context, receipt, hash, gas, gasKey);
+}
 
-  function pendingAnswer(hash: Hash): SettleExactEvmPaymentReturnType {
+interface SettleContext {
+  client: SettleExactEvmPaymentParameters['client'];
+  request: CheckedExactEvmRequest;
+  network: string;
+}
+
+function paymentKeyOf(request: CheckedExactEvmRequest): string {
+  const { from, nonce } = request.payload.authorization;
+  return `${request.chainId}:${request.assetAddress}:${from}:${nonce}`.toLowerCase();
+}
+
+function failed(
+  { request, network }: SettleContext,
+  reason: string,
+  message: string,
+  transaction = '',
+): SettleExactEvmPaymentReturnType {
+  return {
+    success: false,
+    errorReason: reason,
+    ...(message ? { errorMessage: message.slice(0, 500) } : {}),
+    payer: request.payload.authorization.from,
+    transaction,
+    network,
+  };
+}
+
+function pendingAnswer(
+  context: SettleContext,
+  hash: Hash,
+  timeoutMs: number,
+): SettleExactEvmPaymentReturnType {
+  return failed(
+    context,
+    ExactEvmReason.settlementPending,
+    `no receipt for ${hash} within ${timeoutMs} ms; reconcile it, never send it again`,
+    hash,
+  );
+}
+
+/** The answer for the mined settlement transaction `hash`, sent with the gas limit `gas`. */
+async function settlementOutcome(
+  context: SettleContext,
+  receipt: TransactionReceipt,
+  hash: Hash,
+  gas: bigint,
+  gasKey: string | undefined,
+): Promise<SettleExactEvmPaymentReturnType> {
+  const { client, request, network } = context;
+  const { from, to, value } = request.payload.authorization;
+  const failure = (reason: string, message: string, transaction: string) =>
+    failed(context, reason, message, transaction);
+  if (receipt.status !== 'success') {
+    // Any revert drops the cached limit (one estimate next time): out of gas does not always show
+    // as gas used = limit. Behind a proxy (USDC), the delegatecall gets 63/64 of the gas, runs out,
+    // and the proxy reverts with the rest; a revert for any other reason stays well under the limit,
+    // which has at least half the estimate again on top.
+    if (gasKey) forgetGasLimit(client, gasKey);
+    if (receipt.gasUsed * 64n >= gas * 63n)
+      return failure(ExactEvmReason.transactionFailed, `ran out of gas at the limit of ${gas}`, hash);
+    const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);
     return failure(
-      ExactEvmReason.settlementPending,
-      `no receipt for ${hash} within ${timeoutMs} ms; reconcile it, never send it again`,
+      diagnosis && diagnosis.reason !== ExactEvmReason.simulationFailed
+        ? diagnosis.reason
+        : ExactEvmReason.transactionFailed,
+      diagnosis?.message ?? '',
       hash,
     );
   }
-
-  /** The answer for the mined settlement transaction `hash`, sent with `gas`. */
-  async function settlementOutcome(
-    receipt: TransactionReceipt,
-    hash: Hash,
-    gas: bigint,
-    gasKey: string | undefined,
-  ): Promise<SettleExactEvmPaymentReturnType> {
-    if (receipt.status !== 'success') {
-      // Any revert drops the cached limit (one estimate next time): out of gas does not always show
-      // as gas used = limit. Behind a proxy (USDC), the delegatecall gets 63/64 of the gas, runs out,
-      // and the proxy reverts with the rest; a revert for any other reason stays well under the limit,
-      // which has at least half the estimate again on top.
-      if (gasKey) forgetGasLimit(client, gasKey);
-      if (receipt.gasUsed * 64n >= gas * 63n)
-        return failure(ExactEvmReason.transactionFailed, `ran out of gas at the limit of ${gas}`, hash);
-      const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);
-      return failure(
-        diagnosis && diagnosis.reason !== ExactEvmReason.simulationFailed
-          ? diagnosis.reason
-          : ExactEvmReason.transactionFailed,
-        diagnosis?.message ?? '',
-        hash,
-      );
-    }
-    const transfers = parseEventLogs({
-      abi: eip3009Abi,
-      eventName: 'Transfer',
-      logs: receipt.logs.filter((log) => isAddressEqual(log.address, request.assetAddress)),
-    });
-    const paid = transfers.some(
-      (log) =>
-        isAddressEqual(log.args.from, from) &&
-        isAddressEqual(log.args.to, to) &&
-        log.args.value === BigInt(value),
-    );
-    if (!paid) {
-      return {
-        success: false,
-        errorReason: ExactEvmReason.transferEventMismatch,
-        payer: from,
-        transaction: hash,
-        network,
-      };
-    }
-    return { success: true, payer: from, transaction: hash, network, amount: value };
+  const transfers = parseEventLogs({
+    abi: eip3009Abi,
+    eventName: 'Transfer',
+    logs: receipt.logs.filter((log) => isAddressEqual(log.address, request.assetAddress)),
+  });
+  const paid = transfers.some(
+    (log) =>
+      isAddressEqual(log.args.from, from) &&
+      isAddressEqual(log.args.to, to) &&
+      log.args.value === BigInt(value),
+  );
+  if (!paid) {
+    return {
+      success: false,
+      errorReason: ExactEvmReason.transferEventMismatch,
+      payer: from,
+      transaction: hash,
+      network,
+    };
   }
+  return { success: true, payer: from, transaction: hash, network, amount: value };
 }
