@@ -9,7 +9,6 @@ import {
   type LedgerPatch,
   type LedgerQuery,
   type LedgerRow,
-  type LedgerState,
   type LedgerStore,
   type PaymentIdentity,
   TollboothError,

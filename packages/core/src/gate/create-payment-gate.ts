@@ -228,7 +228,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       return { kind: 'replay', response: kept.entry.response!, entry: kept.entry };
     }
     const entry = await store.get(known.identity).catch(() => undefined);
-    if (!entry || entry.state !== 'settled' || !entry.response) return undefined;
+    if (entry?.state !== 'settled' || !entry.response) return undefined;
     const until = ledger.replayUntil(entry);
     if (entry.resource !== match.resourceUrl || now() >= until) return undefined;
     if (entry.response.body.byteLength <= KEPT_REPLAY_MAX_BYTES) {
