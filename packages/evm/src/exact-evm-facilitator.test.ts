@@ -269,7 +269,7 @@ describe('createExactEvmFacilitator on a devnet', () => {
       chain: devnet.chain,
       rpcUrl: devnet.rpcUrl,
       pollingIntervalMs: 50,
-      receiptTimeoutMs: 500,
+      receiptTimeoutMs: 1_000,
     });
     const account = payer(1);
     const payment = await buildPayment(account, requirements);

@@ -177,7 +177,7 @@ describe('SettlementSender after the node lost its pool', () => {
         Array.from({ length: 4 }, () => sender.send({ to, data: '0x', gas: 21_000n })),
       );
       // Waited for as a settlement does; the receipts must come with the one block mined below.
-      const waiting = sent.map((tx) => sender.waitForReceipt(tx.hash, 1_000));
+      const waiting = sent.map((tx) => sender.waitForReceipt(tx.hash, 3_000));
       // A restart of the node: its pool is gone.
       await rpc('anvil_dropAllTransactions', []);
       await new Promise((r) => setTimeout(r, 500));
