@@ -5,6 +5,7 @@ import type { LedgerStore } from '../ledger/types';
 import { encodeHeader } from '../protocol/codec';
 import type { PaymentPayload, PaymentRequirements } from '../protocol/schemas';
 import type { RoutesConfig } from '../routes/types';
+import type { ReconcileResult } from '../scheme';
 import {
   createScriptedFacilitator,
   type ScriptedFacilitator,
@@ -424,6 +425,52 @@ describe('createPaymentGate', () => {
       expect(response!.status).toBe(200);
       expect(facilitator.calls.settle).toBe(2);
       expect((await store.query({}))[0]!.state).toBe('settled');
+    });
+
+    // The first attempt's transfer lands between reconcile and the re-settle: the facilitator then
+    // refuses the re-settle (the authorization is used), which must not become a final 402.
+    const answersInTurn =
+      (...answers: ReconcileResult[]) =>
+      () =>
+        answers.shift() ?? { status: 'unknown', message: 'no more answers' };
+
+    it('finishes as settled when the re-settle fails because the earlier transfer landed meanwhile', async () => {
+      const payment = await uncertainPayment();
+      scheme.reconcileAnswer = answersInTurn(
+        { status: 'unsettled' },
+        { status: 'settled', receipt: { success: true, transaction: TEST_TX, network } },
+      );
+      facilitator.settleScript = 'failure';
+      const { response, handlerRuns } = await run(pay(payment));
+      expect(handlerRuns).toBe(0);
+      expect(response!.status).toBe(200);
+      expect(response!.headers['payment-response']).toBeDefined();
+      expect(scheme.reconcileCalls).toBe(2);
+      const [entry] = await store.query({});
+      expect(entry!.state).toBe('settled');
+      expect(entry!.transaction).toBe(TEST_TX);
+    });
+
+    it('stays 502 when the re-settle fails and the chain cannot tell whether the transfer landed', async () => {
+      const payment = await uncertainPayment();
+      scheme.reconcileAnswer = answersInTurn(
+        { status: 'unsettled' },
+        { status: 'unknown', message: 'rpc down' },
+      );
+      facilitator.settleScript = 'failure';
+      const { response } = await run(pay(payment));
+      expect(response!.status).toBe(502);
+      expect((await store.query({}))[0]!.state).toBe('uncertain');
+    });
+
+    it('rejects when the re-settle fails and the chain confirms the transfer never happened', async () => {
+      const payment = await uncertainPayment();
+      scheme.reconcileAnswer = { status: 'unsettled' };
+      facilitator.settleScript = 'failure';
+      const { response } = await run(pay(payment));
+      expect(response!.status).toBe(402);
+      expect(scheme.reconcileCalls).toBe(2);
+      expect((await store.query({}))[0]!.state).toBe('rejected');
     });
 
     it('answers payment_expired when it expired unused', async () => {

@@ -617,6 +617,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     ctx: PaymentContext,
     handler: StoredResponse | undefined,
     from: readonly LedgerEntry['state'][],
+    afterUncertain = false,
   ): Promise<SettleResult> {
     const { requestId } = ctx;
     const settling = await ledger.transition(ctx.entry, from, {
@@ -631,6 +632,13 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     } catch (error) {
       logger?.warn({ err: error, requestId }, 'facilitator settle outcome unknown');
       return uncertain(ctx, error instanceof Error ? error.message : 'settlement outcome unknown');
+    }
+    if (!receipt.success && receipt.errorReason !== 'settlement_pending' && afterUncertain) {
+      // The earlier attempt's transfer may have landed since reconcile looked (the facilitator then
+      // answers e.g. "nonce already used"): ask the chain once more before calling it a failure.
+      const onChain = await recheck(ctx);
+      if (onChain === 'unknown') return uncertain(ctx, receipt.errorMessage ?? 'settlement outcome unknown');
+      if (onChain !== 'unsettled') receipt = onChain;
     }
     if (!receipt.success) {
       if (receipt.errorReason === 'settlement_pending') {
@@ -658,6 +666,27 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       ...(final ? { response: final } : {}),
     });
     return final ? { kind: 'settled', receipt, response: final } : { kind: 'settled', receipt };
+  }
+
+  /**
+   * What the chain says of a payment whose re-settle failed: the receipt of its transfer if it
+   * landed, `unsettled` if it did not, `unknown` if the scheme cannot tell (then the failure may
+   * only mean the earlier attempt landed, so it is not final).
+   */
+  async function recheck(ctx: PaymentContext): Promise<SettleResponse | 'unsettled' | 'unknown'> {
+    if (!ctx.scheme.reconcile) return 'unsettled';
+    try {
+      const answer = await ctx.scheme.reconcile({
+        payload: ctx.v2Payload,
+        requirements: ctx.v2Requirement,
+        now: Math.floor(now() / 1000),
+      });
+      if (answer.status === 'settled') return answer.receipt;
+      return answer.status === 'unknown' ? 'unknown' : 'unsettled';
+    } catch (error) {
+      logger?.warn({ err: error, requestId: ctx.requestId }, 'reconcile after a failed re-settle failed');
+      return 'unknown';
+    }
   }
 
   async function uncertain(
@@ -810,7 +839,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         return reject(match, requestId, 'payment_expired', 'the authorization expired unused');
       }
       case 'unsettled': {
-        const settled = await settleNow(ctx, entry.response, ['uncertain']);
+        const settled = await settleNow(ctx, entry.response, ['uncertain'], true);
         if (settled.kind === 'failed') return respond(settled.response);
         if (settled.response) {
           const stored = await store.get(entry.id);
