@@ -194,9 +194,15 @@ describe('settlement outcome unknown, then retried with the exact payload', () =
     );
     await devnet.mine();
 
-    // Reconcile finds the authorization unused and still valid by the clock, settles again, and
-    // the token refuses it as expired: a definitive answer, recorded.
-    const retry = await getRaw(`${url}/paid`, { 'payment-signature': header });
+    // Reconcile finds the authorization unused and still valid by the clock and settles again. The
+    // facilitator does not send a second transaction while its first is kept alive (it sends the
+    // same bytes again every couple of seconds), so retries answer 502 until that transaction is
+    // mined: it reverts, the token past validBefore, and that definitive answer is recorded.
+    let retry = await getRaw(`${url}/paid`, { 'payment-signature': header });
+    for (let i = 0; retry.status === 502 && i < 40; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      retry = await getRaw(`${url}/paid`, { 'payment-signature': header });
+    }
     expect(retry.status).toBe(402);
     expect(errorCodeOf(retry.body)).toBe('payment_expired');
     const rejected = await entryOf(payer.address);
