@@ -91,7 +91,7 @@ export interface HttpSectionResult {
   rewarmPayments: number;
 }
 
-async function runOnce(
+export async function runOnce(
   c: HttpCase,
   config: BenchConfig,
   seconds: number,

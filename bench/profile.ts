@@ -1,26 +1,37 @@
 // The CPU-profile pointer of the report: one server per case runs under `node --cpu-prof`,
-// autocannon drives that one case, and the profile's hottest frames are named.
+// autocannon warms it up and then drives one measured run, and the hottest frames of the samples
+// taken during that run are named with their self time per request.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type HttpCase, runInterleaved } from './http';
+import { type HttpCase, runOnce } from './http';
 import type { BenchConfig } from './lib/config';
 import { type HotFrame, hotFrames } from './lib/cpu-profile';
 import { PAID_PATH } from './lib/fixtures';
 import type { PaymentPool } from './lib/payments';
-import { type ServerProcess, spawnServer } from './lib/server-process';
+import { FROM_SOURCE, type ServerProcess, spawnServer } from './lib/server-process';
 
 export interface ProfiledCase {
   id: string;
   label: string;
   command: string;
   frames: HotFrame[];
+  /** Requests served inside the profiled window, and their rate. */
+  requests: number;
+  rps: number;
+  /** The server's CPU per request in the window (all threads, `process.cpuUsage`), µs. */
+  cpuUsPerRequest: number;
+  /** The main thread's sampled time per request (idle and module loading left out), µs. */
+  mainUsPerRequest: number;
 }
 
 export interface ProfileSectionResult {
   cases: ProfiledCase[];
   notes: string[];
 }
+
+/** Sampling interval, µs (V8's default is 1,000: too few samples for a 3 s run). */
+const PROFILE_INTERVAL_US = 100;
 
 const PROFILED = [
   { id: 'fastify/402', file: 'fastify', label: 'Fastify + Tollbooth, 402 path', paid: false },
@@ -46,7 +57,7 @@ export async function runProfileSection(
     try {
       const server = await spawnServer(`profile-${p.id}`, p.file, {
         args: ['tollbooth'],
-        nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+        nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${PROFILE_INTERVAL_US}`],
       });
       servers.push(server);
       const c: HttpCase = {
@@ -60,33 +71,41 @@ export async function runProfileSection(
         ...(p.paid ? { pool: { headers: pool.headers.slice(0, -1), next: 0 } } : {}),
       };
       const seconds = config.quick ? 1 : 3;
-      const profileConfig = {
-        ...config,
-        paidPerRun: Math.min(2000, Math.floor((pool.headers.length - 1) / 2)),
-      };
-      await runInterleaved([c], profileConfig, { rounds: 1, seconds, warmupSeconds: seconds, log });
+      const payments = Math.min(2000, Math.floor((pool.headers.length - 1) / 2));
+      const warm = await runOnce(c, config, seconds, payments);
+      log(`  warm-up ${p.id}: ${Math.round(warm.rps)} req/s`);
+      // The whole life is profiled (names of native functions are only right from the start), but
+      // only the samples taken during the measured run count: start-up and warm-up stay out.
+      const before = await server.cpu();
+      const run = await runOnce(c, config, seconds, payments);
+      const after = await server.cpu();
       await server.stop();
       // The main thread's profile is the largest (tsx's loader thread writes a small one too).
-      const files = readdirSync(dir)
+      const file = readdirSync(dir)
         .filter((f) => f.endsWith('.cpuprofile'))
         .map((f) => join(dir, f))
-        .sort((a, b) => statSync(b).size - statSync(a).size);
-      if (!files[0]) {
+        .sort((a, b) => statSync(b).size - statSync(a).size)[0];
+      const requests = after.requests - before.requests;
+      if (!file || requests <= 0) {
         notes.push(`${p.id}: no profile was written.`);
         continue;
       }
-      const frames = hotFrames(files[0], 12);
+      const { frames, busyUs } = hotFrames(file, 12, { from: before.at, to: after.at });
       cases.push({
         id: p.id,
         label: p.label,
-        command: `node --cpu-prof --conditions=tollbooth-source --import tsx bench/servers/${p.file}.ts tollbooth`,
+        command: `node --cpu-prof --cpu-prof-interval=${PROFILE_INTERVAL_US}${FROM_SOURCE ? ' --conditions=tollbooth-source' : ''} --import tsx bench/servers/${p.file}.ts tollbooth`,
         frames,
+        requests,
+        rps: run.rps,
+        cpuUsPerRequest: (after.user + after.system - before.user - before.system) / requests,
+        mainUsPerRequest: busyUs / requests,
       });
       log(
         `  ${p.id}: ${frames
           .slice(0, 4)
-          .map((f) => `${f.name} ${f.selfPercent.toFixed(1)} %`)
-          .join(', ')}`,
+          .map((f) => `${f.name} ${(f.selfUs / requests).toFixed(1)} µs`)
+          .join(', ')} per request`,
       );
     } catch (error) {
       notes.push(`${p.id}: profiling failed (${(error as Error).message}).`);

@@ -6,7 +6,7 @@ import type { BenchConfig } from './lib/config';
 import type { MachineInfo } from './lib/machine';
 import { fmt, fmtRatio, fmtSpread, median, type Spread, spread } from './lib/stats';
 import { type MicroResult, type MicroSectionResult, PAID_OPS, PAID_WARMUP_OPS } from './micro';
-import type { ProfileSectionResult } from './profile';
+import type { ProfiledCase, ProfileSectionResult } from './profile';
 import type { ScalingSectionResult } from './scaling';
 
 export interface BenchReport {
@@ -171,7 +171,7 @@ function targets(r: BenchReport): TargetRow[] {
       verdict: measured ? (ok ? 'met' : 'missed') : 'not measured',
       ...(measured
         ? {
-            why: `Judged on the worst framework: the server's CPU per paid request minus its CPU per bare hello (same framework, same round), so what HTTP costs anyway cancels out; it still includes parsing a 1 KB request header, writing the receipt header and all garbage collection, part of which runs on V8's helper threads. In process, the gate alone costs ${fmt(inProcess?.cpuUs.median ?? Number.NaN, 0)} µs; over HTTP the adapter also buffers the handler's response and writes a bigger one, and the same code runs between socket reads and the framework's work, with autocannon on the other CPU. Where the gate's time goes (section 3): native signature recovery ${piece('recoverSignerAddress, native')} µs (libsecp256k1; @noble/curves would be ${piece('recoverSignerAddress, noble')} µs), the EIP-712 digest ${piece('EIP-712 digest')} µs, header decode + schema ${piece('decodePaymentHeader')} µs, ledger claim + 3 state changes ${piece('memory store: claim')} µs. What would reach it: recovery alone is over half the budget on this 2 GHz machine; the rest needs fewer allocations per payment (the GC share), fewer ledger round trips per paid request (claim and three compare-and-set updates), and a decode path without zod for well-formed payloads.`,
+            why: `Judged on the worst framework: the server's CPU per paid request minus its CPU per bare hello (same framework, same round), so what HTTP costs anyway cancels out; it still includes parsing a 1 KB request header, writing the receipt header and all garbage collection, part of which runs on V8's helper threads. In process, the gate alone costs ${fmt(inProcess?.cpuUs.median ?? Number.NaN, 0)} µs; over HTTP the adapter also buffers the handler's response and writes a bigger one, and the same code runs between socket reads and the framework's work, with autocannon on the other CPU. Where the gate's time goes (section 3): native signature recovery ${piece('recoverSignerAddress, native')} µs (libsecp256k1; @noble/curves would be ${piece('recoverSignerAddress, noble')} µs), the EIP-712 digest ${piece('EIP-712 digest')} µs, header decode + schema ${piece('decodePaymentHeader')} µs, ledger claim + 3 state changes ${piece('memory store: claim')} µs. ${profiled(r)}What would reach it: recovery is a fixed third of the budget or more on this machine, and the write's share depends on how idle the load generator is, not on the gate; the rest needs fewer allocations per payment (the GC share), fewer ledger operations per paid request (claim and three compare-and-set updates, each copying the entry in the memory store), and a decode path without zod for well-formed payloads.`,
           }
         : {}),
     });
@@ -379,16 +379,19 @@ export function renderReport(r: BenchReport): string {
       out.push(
         `### ${p.label}`,
         '',
-        `\`${p.command}\`, driven by autocannon on that one case (a warm-up run, then the profiled run; the profile covers the whole process life). Top frames by self time, idle time and start-up module loading left out:`,
+        `\`${p.command}\`, driven by autocannon on that one case: a warm-up run, then one run of ${p.requests.toLocaleString('en-US')} requests (${fmt(p.rps, 0)} req/s) whose samples alone are counted (the profile runs from start-up, so native functions keep their names; start-up and warm-up stay out). The server used ${fmt(p.cpuUsPerRequest, 1)} µs of CPU per request in that window (all threads, \`process.cpuUsage\`), of which the main thread's samples account for ${fmt(p.mainUsPerRequest, 1)} µs (the rest: V8's helper threads and sampling gaps). Top frames by self time:`,
         '',
       );
-      out.push('| Self % | Function | Where |', '|---:|---|---|');
-      for (const f of p.frames) out.push(`| ${f.selfPercent.toFixed(1)} | \`${f.name}\` | ${f.location} |`);
+      out.push('| Self % | µs per request | Function | Where |', '|---:|---:|---|---|');
+      for (const f of p.frames)
+        out.push(
+          `| ${f.selfPercent.toFixed(1)} | ${fmt(f.selfUs / p.requests, 1)} | \`${f.name}\` | ${f.location} |`,
+        );
       out.push('');
     }
     for (const note of r.profile.notes) out.push(`- ${note}`);
     out.push(
-      "Lines in our TypeScript sources are those of the function's declaration (tsx transforms the files, so the profile's own line numbers are off); lines in node_modules are the profile's.",
+      "`npm run bench` runs the built packages (`packages/*/dist`, the code users install), so our frames point into those bundles; under `npm run bench:source` they point at the TypeScript sources, at the function's declaration (tsx transforms the files, so the profile's own line numbers are off there). Lines in node_modules and node: are the profile's.",
       '',
     );
   }
@@ -407,4 +410,22 @@ export function renderReport(r: BenchReport): string {
     '',
   );
   return out.join('\n');
+}
+
+/**
+ * What the windowed profile of Fastify's paid run says of the HTTP figure, per request: the
+ * recovery, the socket write (compared with the same call on the 402 run) and garbage collection.
+ */
+function profiled(r: BenchReport): string {
+  const paid = r.profile?.cases.find((p) => p.id === 'fastify/paid');
+  if (!paid) return '';
+  const per = (p: ProfiledCase | undefined, names: readonly string[]) =>
+    p ? p.frames.filter((f) => names.includes(f.name)).reduce((sum, f) => sum + f.selfUs, 0) / p.requests : 0;
+  const challenge = r.profile?.cases.find((p) => p.id === 'fastify/402');
+  const writes = ['writev', 'writevGeneric', 'writeUtf8String', 'writeLatin1String', 'writeBuffer'];
+  const recovery = per(paid, ['ecdsaRecover']);
+  const write = per(paid, writes);
+  const gc = per(paid, ['(garbage collector)']);
+  const tight = microOf(r, 'recoverSignerAddress, native')?.cpuUs.median;
+  return `The windowed profile of Fastify's paid run (section 6) shows where the HTTP figure goes beyond the gate's: of ${fmt(paid.cpuUsPerRequest, 0)} µs of server CPU per paid request, libsecp256k1's \`ecdsaRecover\` takes ${fmt(recovery, 0)} µs${tight === undefined ? '' : ` (the whole recovery takes ${fmt(tight, 0)} µs in section 3's tight loop, where its precomputed tables stay in the CPU caches)`}, the socket write ${fmt(write, 0)} µs${challenge ? ` (${fmt(per(challenge, writes), 0)} µs per 402 at ${fmt(challenge.rps, 0)} req/s: on loopback the kernel delivers the response and wakes autocannon inside that call, and at ${fmt(paid.rps, 0)} req/s the client sleeps between responses)` : ''} garbage collection ${fmt(gc, 0)} µs on the main thread, and ${fmt(paid.cpuUsPerRequest - paid.mainUsPerRequest, 0)} µs ran outside the main thread's samples (V8's helper threads: concurrent marking and parallel scavenges of a heap that keeps every payment's ledger entry). `;
 }

@@ -14,6 +14,8 @@ export interface HotFrame {
   name: string;
   location: string;
   selfPercent: number;
+  /** Self time in the profile, µs. */
+  selfUs: number;
 }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -44,17 +46,29 @@ function sourceLine(file: string, name: string, fallback: number): number {
   return fallback;
 }
 
-/** The `limit` frames with the most self time (idle and module loading left out), in percent of the rest. */
-export function hotFrames(path: string, limit = 12): HotFrame[] {
+/**
+ * The `limit` frames with the most self time (idle and module loading left out), in percent of the
+ * rest, and that rest (`busyUs`: the main thread's sampled time, µs). With `window` (monotonic
+ * µs, the profile's own clock), only the samples taken inside it count.
+ */
+export function hotFrames(
+  path: string,
+  limit = 12,
+  window?: { from: number; to: number },
+): { frames: HotFrame[]; busyUs: number } {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as {
     nodes: ProfileNode[];
     samples: number[];
     timeDeltas: number[];
+    startTime: number;
   };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, { name: string; location: string; time: number }>();
   let total = 0;
+  let at = profile.startTime;
   profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (window && (at < window.from || at > window.to)) return;
     const node = byId.get(id);
     if (!node) return;
     const { functionName, url, lineNumber } = node.callFrame;
@@ -81,8 +95,14 @@ export function hotFrames(path: string, limit = 12): HotFrame[] {
     entry.time += dt;
     self.set(key, entry);
   });
-  return [...self.values()]
+  const frames = [...self.values()]
     .sort((a, b) => b.time - a.time)
     .slice(0, limit)
-    .map((e) => ({ name: e.name, location: e.location, selfPercent: (e.time / total) * 100 }));
+    .map((e) => ({
+      name: e.name,
+      location: e.location,
+      selfPercent: (e.time / total) * 100,
+      selfUs: e.time,
+    }));
+  return { frames, busyUs: total };
 }

@@ -9,6 +9,8 @@ export interface CpuSample {
   system: number;
   /** Requests the server finished since it started. */
   requests: number;
+  /** When the sample was taken: the monotonic clock in µs, the clock of V8's CPU profiles. */
+  at: number;
 }
 
 let requests = 0;
@@ -38,7 +40,8 @@ export async function announce(
   process.on('message', (message: unknown) => {
     if ((message as { type?: string })?.type === 'cpu') {
       const { user, system } = process.cpuUsage();
-      process.send?.({ type: 'cpu', user, system, requests } satisfies CpuSample & { type: string });
+      const at = Number(process.hrtime.bigint() / 1000n);
+      process.send?.({ type: 'cpu', user, system, requests, at } satisfies CpuSample & { type: string });
     }
   });
   const stop = () => {

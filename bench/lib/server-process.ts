@@ -95,7 +95,7 @@ export async function spawnServer(
           const m = message as CpuSample & { type?: string };
           if (m?.type !== 'cpu') return;
           child.off('message', onMessage);
-          resolve({ user: m.user, system: m.system, requests: m.requests });
+          resolve({ user: m.user, system: m.system, requests: m.requests, at: m.at });
         };
         child.on('message', onMessage);
         if (!child.send({ type: 'cpu' })) reject(new Error(`${name}: IPC closed`));
