@@ -42,9 +42,9 @@ const HELP = `npm run bench -- [options]
   --warmup=S              warm-up seconds per case (default 1.5; env BENCH_WARMUP)
   --rewarm=S              unmeasured seconds right before every measured run (default 0.5, 0 for
                           none; env BENCH_REWARM); paid cases send --rewarm-paid=N payments
-                          instead (default 500; env BENCH_REWARM_PAID)
+                          instead (default 2000; env BENCH_REWARM_PAID)
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
-  --paid=N                paid requests per run (default 2000; env BENCH_PAID)
+  --paid=N                paid requests per run (default 4000; env BENCH_PAID)
   --payers=N --payments=N devnet payers and payments each (default 20 x 25)
   --out=PATH              report path (default docs/benchmarks.md); --no-write to print only`;
 
@@ -95,9 +95,9 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
     durationSeconds: num(values.duration, 'BENCH_DURATION', 3, 1),
     warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 1.5, 1, 0),
     rewarmSeconds: num(values.rewarm, 'BENCH_REWARM', 0.5, 0.5, 0),
-    rewarmPayments: num(values['rewarm-paid'], 'BENCH_REWARM_PAID', 500, 100),
+    rewarmPayments: num(values['rewarm-paid'], 'BENCH_REWARM_PAID', 2000, 100),
     connections: num(values.connections, 'BENCH_CONNECTIONS', 50, 50),
-    paidPerRun: num(values.paid, 'BENCH_PAID', 2000, 300),
+    paidPerRun: num(values.paid, 'BENCH_PAID', 4000, 300),
     payers: num(values.payers, 'BENCH_PAYERS', 20, 5),
     paymentsPerPayer: num(values.payments, 'BENCH_PAYMENTS', 25, 4),
     batches: num(undefined, 'BENCH_BATCHES', 9, 5),
