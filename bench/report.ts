@@ -13,6 +13,8 @@ export interface BenchReport {
   config: BenchConfig;
   machine: MachineInfo;
   startedAt: string;
+  /** Written after a section while later ones still run: a run that stopped there leaves this. */
+  partial?: boolean;
   elapsedSeconds?: number;
   signing?: { count: number; ms: number };
   http?: HttpSectionResult;
@@ -212,7 +214,7 @@ function targets(r: BenchReport): TargetRow[] {
     rows.push({
       target: 'Devnet settlement ≥ 100 paid requests/s with one facilitator account',
       figure: ours
-        ? `${fmt(ours.perSecond, 1)}/s (official facilitator: ${official ? fmt(official.perSecond, 1) : 'n/a'}/s)`
+        ? `${fmt(ours.perSecond, 1)}/s (official facilitator: ${official ? `${fmt(official.perSecond, 1)}/s${official.failed > 0 ? `, ${official.failed} of ${official.payments} payments failed` : ''}` : 'n/a'})${ours.failed > 0 ? `; ${ours.failed} of ${ours.payments} payments failed` : ''}`
         : 'n/a',
       verdict: ours ? (ok ? 'met' : 'missed') : 'not measured',
       ...(ours
@@ -263,6 +265,11 @@ export function renderReport(r: BenchReport): string {
     '',
   );
   if (c.quick) out.push('> **Quick run**: short rounds for development, not for conclusions.', '');
+  if (r.partial)
+    out.push(
+      '> **Incomplete run**: written after a section while the later ones were still to run; the run stopped before they ended.',
+      '',
+    );
 
   // -- headline ------------------------------------------------------------------------------------
   const rows = targets(r);
@@ -332,7 +339,7 @@ export function renderReport(r: BenchReport): string {
     );
     for (const run of r.devnet.runs) {
       out.push(
-        `| ${run.facilitator} | ${run.ok} / ${run.payments} | ${fmt(run.seconds, 1)} | ${fmt(run.perSecond, 1)} | ${fmt(run.p50Ms, 0)} | ${fmt(run.p99Ms, 0)} | ${run.rpcCallsPerPayment === undefined ? 'not counted' : fmt(run.rpcCallsPerPayment, 1)} | ${run.balancesOk ? `ok: payers −${run.paidDelta}, recipient +${run.receivedDelta}, ${run.transactions} transactions` : `**wrong**: ${run.problems.join('; ')}`} |`,
+        `| ${run.facilitator} | ${run.ok} / ${run.payments} | ${fmt(run.seconds, 1)} | ${fmt(run.perSecond, 1)} | ${fmt(run.p50Ms, 0)} | ${fmt(run.p99Ms, 0)} | ${run.rpcCallsPerPayment === undefined ? 'not counted' : fmt(run.rpcCallsPerPayment, 1)} | ${run.balancesOk ? `ok: payers −${run.paidDelta}, recipient +${run.receivedDelta}, ${run.transactions} transactions` : '**wrong**'}${run.problems.length > 0 ? `; ${run.problems.join('; ')}` : ''} |`,
       );
     }
     for (const note of r.devnet.notes) out.push(`- ${note}`);

@@ -30,6 +30,15 @@ process.once('SIGINT', () => {
 });
 
 const report: BenchReport = { config, machine, startedAt: new Date().toISOString() };
+const outputPath = config.output
+  ? resolve(fileURLToPath(new URL('..', import.meta.url)), config.output)
+  : undefined;
+/** The report so far, after each section: a later section that fails or hangs loses only itself. */
+const writePartial = () => {
+  if (!outputPath) return;
+  report.elapsedSeconds = (performance.now() - started) / 1000;
+  writeFileSync(outputPath, renderReport({ ...report, partial: true }));
+};
 try {
   log(`load average ${machine.loadBefore.map((l) => l.toFixed(2)).join(' ')} on ${machine.cpus} CPUs`);
   const wants = (s: (typeof config.sections)[number]) => config.sections.includes(s);
@@ -49,21 +58,25 @@ try {
   if (wants('micro')) {
     log('micro-benchmarks');
     report.micro = await runMicroSection(config, pool, log);
+    writePartial();
   }
   if (wants('http')) {
     log('HTTP benchmarks');
     report.http = await runHttpSection(config, pool, log, servers);
     await stopServers();
+    writePartial();
   }
   if (wants('scaling')) {
     log('scaling');
     report.scaling = await runScalingSection(config, pool, log, servers);
     await stopServers();
+    writePartial();
   }
   if (wants('devnet')) {
     log('devnet end-to-end');
     report.devnet = await runDevnetSection(config, log, servers);
     await stopServers();
+    writePartial();
   }
   if (wants('profile')) {
     log('CPU profiles');
@@ -76,9 +89,8 @@ try {
 }
 report.elapsedSeconds = (performance.now() - started) / 1000;
 const markdown = renderReport(report);
-if (config.output) {
-  const path = resolve(fileURLToPath(new URL('..', import.meta.url)), config.output);
-  writeFileSync(path, markdown);
+if (outputPath) {
+  writeFileSync(outputPath, markdown);
   log(`wrote ${config.output} (${report.elapsedSeconds.toFixed(0)} s in all)`);
 } else {
   console.log(markdown);
