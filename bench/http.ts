@@ -21,6 +21,7 @@ export type CaseKind =
   | '402'
   | 'paid'
   | 'replay'
+  | 'bytesreplay'
   | 'official-pass'
   | 'official-402'
   | 'fee-bare'
@@ -311,7 +312,9 @@ export async function runHttpSection(
   for (const fw of FRAMEWORKS) {
     // One process per case: a case never runs on a heap or JIT state another case shaped (the
     // paid runs fill a ledger; the replay server holds one settled payment).
-    const members = ['noop', 'pass', 'bytes402', '402', 'paid', 'replay'].map((kind) => `${fw.key}/${kind}`);
+    const members = ['noop', 'pass', 'bytes402', '402', 'paid', 'bytesreplay', 'replay'].map(
+      (kind) => `${fw.key}/${kind}`,
+    );
     if (fw.key === 'express') members.push('x402/pass', 'x402/402');
     if (fw.key === 'fastify') members.push(...FEE_CASE_IDS);
     const bare = [`${fw.key}/bare`, ...members].some(wanted)
@@ -322,6 +325,9 @@ export async function runHttpSection(
     const bytes402 = await startIf(`${fw.key}/bytes402`, `${fw.key}-bytes402`, fw.file, ['bytes402']);
     const challenge = await startIf(`${fw.key}/402`, `${fw.key}-402`, fw.file, ['tollbooth']);
     const paid = await startIf(`${fw.key}/paid`, `${fw.key}-paid`, fw.file, ['tollbooth']);
+    const bytesReplay = await startIf(`${fw.key}/bytesreplay`, `${fw.key}-bytesreplay`, fw.file, [
+      'bytesreplay',
+    ]);
     const replay = await startIf(`${fw.key}/replay`, `${fw.key}-replay`, fw.file, ['tollbooth']);
     if (!bare) continue;
     if (replay) await settleOnce(replay, replayHeader);
@@ -375,6 +381,15 @@ export async function runHttpSection(
         path: PAID_PATH,
         expectStatus: 200,
         pool: { headers: paidHeaders, next: 0 },
+      }),
+      ...member(bytesReplay, {
+        id: `${fw.key}/bytesreplay`,
+        label:
+          "bare handler writing a replay's bytes (hello's body, its receipt header), no gate, asked with the same payment header (the floor of any replay this size)",
+        kind: 'bytesreplay',
+        path: PAID_PATH,
+        expectStatus: 200,
+        headers: { 'payment-signature': replayHeader },
       }),
       ...member(replay, {
         id: `${fw.key}/replay`,

@@ -9,7 +9,7 @@ import type { BenchConfig } from './lib/config';
 import { type HotFrame, hotFrames } from './lib/cpu-profile';
 import { PAID_PATH } from './lib/fixtures';
 import type { PaymentPool } from './lib/payments';
-import { FROM_SOURCE, type ServerProcess, spawnServer } from './lib/server-process';
+import { FROM_SOURCE, SERVER_NODE_FLAGS, type ServerProcess, spawnServer } from './lib/server-process';
 
 export interface ProfiledCase {
   id: string;
@@ -94,7 +94,7 @@ export async function runProfileSection(
       cases.push({
         id: p.id,
         label: p.label,
-        command: `node --cpu-prof --cpu-prof-interval=${PROFILE_INTERVAL_US}${FROM_SOURCE ? ' --conditions=tollbooth-source' : ''} --import tsx bench/servers/${p.file}.ts tollbooth`,
+        command: `node ${SERVER_NODE_FLAGS.map((f) => `${f} `).join('')}--cpu-prof --cpu-prof-interval=${PROFILE_INTERVAL_US}${FROM_SOURCE ? ' --conditions=tollbooth-source' : ''} --import tsx bench/servers/${p.file}.ts tollbooth`,
         frames,
         requests,
         rps: run.rps,

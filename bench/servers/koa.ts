@@ -1,12 +1,12 @@
 // Koa 3 hello app (with @koa/router), bare, behind tollbooth() or behind one no-op middleware:
-// `bench/servers/koa.ts bare|tollbooth|noop|bytes402` (see modeOf).
+// `bench/servers/koa.ts bare|tollbooth|noop|bytes402|bytesreplay` (see modeOf).
 import { createServer } from 'node:http';
 import Router from '@koa/router';
 import { tollbooth } from '@tollbooth/koa';
 import Koa from 'koa';
 import { HELLO_BODY, HELLO_PATH, PAID_PATH } from '../lib/fixtures';
 import { announce } from '../lib/serve';
-import { challengeResponse, modeOf, tollboothOptions } from './tollbooth-options';
+import { fixedResponse, modeOf, tollboothOptions } from './tollbooth-options';
 
 const app = new Koa();
 const router = new Router();
@@ -14,8 +14,9 @@ router.get(HELLO_PATH, (ctx) => {
   ctx.body = HELLO_BODY;
 });
 const mode = modeOf(process.argv);
-if (mode === 'bytes402') {
-  const { status, headers, body } = await challengeResponse();
+const fixed = await fixedResponse(mode);
+if (fixed) {
+  const { status, headers, body } = fixed;
   const text = Buffer.from(body).toString('latin1');
   router.get(PAID_PATH, (ctx) => {
     ctx.status = status;
