@@ -1,7 +1,7 @@
 // `npm run bench`: runs the benchmark sections and writes docs/benchmarks.md (GitHub issue 8).
 // Never part of `npm test`. `npm run bench -- --quick` for a short development run,
 // `--only=http,micro` for some sections, `--help` for every option.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runDevnetSection } from './devnet';
@@ -16,6 +16,15 @@ import { type BenchReport, renderReport } from './report';
 import { runScalingSection } from './scaling';
 
 const config = readConfig();
+if (config.render) {
+  // The saved results of an earlier run, rendered with today's report code; figures unchanged.
+  const saved = JSON.parse(readFileSync(config.render, 'utf8')) as BenchReport;
+  const markdown = renderReport(saved);
+  if (config.output)
+    writeFileSync(resolve(fileURLToPath(new URL('..', import.meta.url)), config.output), markdown);
+  else console.log(markdown);
+  process.exit(0);
+}
 const machine = describeMachine();
 const stopSampling = sampleLoad(machine);
 const started = performance.now();
@@ -91,6 +100,11 @@ report.elapsedSeconds = (performance.now() - started) / 1000;
 const markdown = renderReport(report);
 if (outputPath) {
   writeFileSync(outputPath, markdown);
+  // The results themselves, so the report's text can be rendered again (--render) without a run.
+  writeFileSync(
+    outputPath.replace(/\.md$/, '') + '.json',
+    `${JSON.stringify(report, (_key, value) => (typeof value === 'bigint' ? value.toString() : value), 1)}\n`,
+  );
   log(`wrote ${config.output} (${report.elapsedSeconds.toFixed(0)} s in all)`);
 } else {
   console.log(markdown);

@@ -32,6 +32,8 @@ export interface BenchConfig {
   scalingSeconds: number;
   /** Where the report is written; `--no-write` only prints it. */
   output: string | undefined;
+  /** Re-render the report from a run's saved results (the JSON written beside the report). */
+  render: string | undefined;
 }
 
 const HELP = `npm run bench -- [options]
@@ -46,7 +48,10 @@ const HELP = `npm run bench -- [options]
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
   --paid=N                paid requests per run (default 4000; env BENCH_PAID)
   --payers=N --payments=N devnet payers and payments each (default 20 x 25)
-  --out=PATH              report path (default docs/benchmarks.md); --no-write to print only`;
+  --out=PATH              report path (default docs/benchmarks.md); --no-write to print only; the
+                          run's results are saved beside it as JSON (docs/benchmarks.json)
+  --render=PATH           no run: render the report again from saved results (after a change to
+                          the report's text)`;
 
 export function readConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {
   const { values } = parseArgs({
@@ -65,6 +70,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
       payments: { type: 'string' },
       out: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
+      render: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -104,6 +110,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
     scalingRounds: num(undefined, 'BENCH_SCALING_ROUNDS', 3, 2),
     scalingSeconds: num(undefined, 'BENCH_SCALING_SECONDS', 1.5, 1),
     output: values['no-write'] ? undefined : (values.out ?? 'docs/benchmarks.md'),
+    render: values.render,
   };
   if (problems.length > 0) {
     console.error(`invalid benchmark options:\n- ${problems.join('\n- ')}\n\n${HELP}`);
