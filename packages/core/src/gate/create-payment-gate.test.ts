@@ -280,6 +280,21 @@ describe('createPaymentGate', () => {
     expect(facilitator.calls.settle).toBe(1);
   });
 
+  it('never answers another header text from a kept replay, even one that differs in a single character', async () => {
+    const payment = buildPayment(requirementOf('GET /paid'));
+    const header = encodeHeader(payment);
+    await run(view('/paid', { 'PAYMENT-SIGNATURE': header }));
+    expect((await run(view('/paid', { 'PAYMENT-SIGNATURE': header }))).outcome.kind).toBe('replay');
+    // The kept replays are looked up by a key built from 64 spread characters of the text; the
+    // second character is not one of them in a header this long, so both texts share a key.
+    expect(header.length).toBeGreaterThan(128);
+    const altered = `${header[0]}${header[1] === 'z' ? 'y' : 'z'}${header.slice(2)}`;
+    const other = await run(view('/paid', { 'PAYMENT-SIGNATURE': altered }));
+    expect(other.outcome.kind).toBe('respond');
+    expect(other.response!.status).toBe(402);
+    expect(facilitator.calls.settle).toBe(1);
+  });
+
   it('answers payment_already_used outside the replay window and for another resource', async () => {
     const requirement = requirementOf('GET /paid');
     const payment = buildPayment(requirement, { now: Math.floor(clock / 1000) });
