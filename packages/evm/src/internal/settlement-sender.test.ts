@@ -94,7 +94,7 @@ describe('SettlementSender on a devnet', () => {
               expect(String(outcome.reason)).toMatch(/insufficient funds|nonce too low/);
               continue;
             }
-            const receipt = await sender.waitForReceipt(outcome.value.hash, 5_000);
+            const receipt = await sender.waitForReceipt(outcome.value.hash, 15_000);
             expect(receipt?.status).toBe('success');
           }
           // Fillers and retries are mined too: the node holds nothing of ours that waits.
