@@ -40,8 +40,6 @@ export interface DevnetRun {
    * each settled payment, with one transfer (AuthorizationUsed) each, and nothing more.
    */
   balancesOk: boolean;
-  /** Payments not sent because the run's deadline had passed. */
-  notSent: number;
   problems: string[];
   /** JSON-RPC calls per payment made by the facilitator, when it counts them (in-process only). */
   rpcCallsPerPayment?: number;
@@ -213,7 +211,6 @@ async function payRun(
     paidDelta,
     receivedDelta,
     balancesOk,
-    notSent,
     problems,
   };
   log(

@@ -52,6 +52,17 @@ function roundCpuRatio(a: CaseResult | undefined, b: CaseResult | undefined): Sp
   return spread(a.samples.map((s, i) => (b.samples[i]?.cpuUs ?? Number.NaN) / s.cpuUs));
 }
 
+/**
+ * The no-op row of a framework when it reads more than 15 % from bare. The two apps differ by one
+ * empty middleware: one of the two processes then ran unlike the other for its whole life (seen
+ * here: a bare Koa process at half the speed of four others started the same way), and every
+ * ratio of that framework in the run is suspect.
+ */
+function failedBaseline(r: BenchReport, key: string): CaseResult | undefined {
+  const noop = findCase(r.http, `${key}/noop`);
+  return noop?.cpuRatio && Math.abs(noop.cpuRatio.median - 1) > 0.15 ? noop : undefined;
+}
+
 function microOf(r: BenchReport, name: string): MicroResult | undefined {
   return r.micro?.results.find((m) => m.name.startsWith(name));
 }
@@ -101,9 +112,8 @@ function targets(r: BenchReport): TargetRow[] {
       return;
     }
     const ok = c.cpuRatio.median >= threshold;
-    const noop = c.baseline ? findCase(r.http, c.baseline.replace('/bare', '/noop')) : undefined;
     const suspect =
-      noop?.cpuRatio && Math.abs(noop.cpuRatio.median - 1) > 0.15
+      c.baseline && failedBaseline(r, c.baseline.replace('/bare', ''))
         ? ` **This framework's baseline check failed in this run (section 1): the ratio is not to be trusted.**`
         : '';
     const note = clientBoundNote(c, base) + suspect;
@@ -310,12 +320,9 @@ export function renderReport(r: BenchReport): string {
   if (r.http) {
     out.push('## 1. HTTP throughput', '');
     out.push(...httpTable(r.http), '');
-    // The no-op app differs from bare by one empty middleware: if it reads far from bare, one of the
-    // two processes ran unlike the other for its whole life (seen here: a bare Koa process at half the
-    // speed of four others started the same way), and every ratio of that framework is suspect.
     for (const key of ['express', 'fastify', 'koa']) {
-      const noop = findCase(r.http, `${key}/noop`);
-      if (noop?.cpuRatio && Math.abs(noop.cpuRatio.median - 1) > 0.15)
+      const noop = failedBaseline(r, key);
+      if (noop?.cpuRatio)
         out.push(
           `**Baseline check failed for ${noop.framework}**: the app with one no-op ${key === 'fastify' ? 'hook' : 'middleware'} reads ${fmtRatio(noop.cpuRatio)} of bare; the two differ by one empty function, so one of the two server processes ran unlike the other, and this framework's ratios in this run are not to be trusted.`,
           '',

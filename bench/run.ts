@@ -16,12 +16,14 @@ import { type BenchReport, renderReport } from './report';
 import { runScalingSection } from './scaling';
 
 const config = readConfig();
+const outputPath = config.output
+  ? resolve(fileURLToPath(new URL('..', import.meta.url)), config.output)
+  : undefined;
 if (config.render) {
   // The saved results of an earlier run, rendered with today's report code; figures unchanged.
   const saved = JSON.parse(readFileSync(config.render, 'utf8')) as BenchReport;
   const markdown = renderReport(saved);
-  if (config.output)
-    writeFileSync(resolve(fileURLToPath(new URL('..', import.meta.url)), config.output), markdown);
+  if (outputPath) writeFileSync(outputPath, markdown);
   else console.log(markdown);
   process.exit(0);
 }
@@ -39,9 +41,6 @@ process.once('SIGINT', () => {
 });
 
 const report: BenchReport = { config, machine, startedAt: new Date().toISOString() };
-const outputPath = config.output
-  ? resolve(fileURLToPath(new URL('..', import.meta.url)), config.output)
-  : undefined;
 /** The report so far, after each section: a later section that fails or hangs loses only itself. */
 const writePartial = () => {
   if (!outputPath) return;

@@ -224,12 +224,12 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
    * signature again: the same bytes were verified before. Bounded; oldest first out.
    */
   const authenticatedHeaders = new Map<number, AuthenticatedHeader>();
-  const rememberHeader = (value: string, identity: PaymentIdentity) => {
+  const rememberHeader = (key: number, value: string, identity: PaymentIdentity) => {
     if (authenticatedHeaders.size >= AUTHENTICATED_HEADERS_MAX) {
       authenticatedHeaders.delete(authenticatedHeaders.keys().next().value as number);
     }
     // Two texts with one key: the later one takes the place (the earlier only loses the shortcut).
-    authenticatedHeaders.set(fingerprintOf(value), { text: value, identity });
+    authenticatedHeaders.set(key, { text: value, identity });
   };
 
   /**
@@ -237,8 +237,8 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
    * settled entry with its response never changes again (stores only purge it after its replay
    * window), so once read it is kept beside the header text and later replays skip the store.
    */
-  async function replayOf(value: string, match: RouteMatch): Promise<Outcome | undefined> {
-    const known = authenticatedHeaders.get(fingerprintOf(value));
+  async function replayOf(key: number, value: string, match: RouteMatch): Promise<Outcome | undefined> {
+    const known = authenticatedHeaders.get(key);
     if (known === undefined || known.text !== value) return undefined;
     const kept = known.replay;
     if (kept !== undefined) {
@@ -401,7 +401,8 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     headerName: 'payment-signature' | 'x-payment',
   ): Promise<Outcome> {
     const route = match.route;
-    const replay = await replayOf(value, match);
+    const key = fingerprintOf(value);
+    const replay = await replayOf(key, value, match);
     if (replay) return replay;
     let decoded: PaymentPayload | PaymentPayloadV1;
     try {
@@ -477,7 +478,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         return reject(match, requestId, codeForReason(pre.reason, 'payment_invalid'), pre.message);
       pre = { ok: true, ...pre.known };
     } else if (pre.authenticated !== false) {
-      rememberHeader(value, pre.identity);
+      rememberHeader(key, value, pre.identity);
     }
 
     const ctx: Omit<PaymentContext, 'endFlight'> = {
