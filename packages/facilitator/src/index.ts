@@ -6,3 +6,17 @@ export {
   type RunningFacilitatorServer,
   startFacilitatorServer,
 } from './facilitator-server';
+export {
+  createFacilitatorFaultControl,
+  FACILITATOR_FAULT_MODES,
+  FACILITATOR_FAULT_PROXY_DEFAULTS,
+  FACILITATOR_OPERATIONS,
+  type FacilitatorFaultControl,
+  type FacilitatorFaultMode,
+  type FacilitatorFaultProxy,
+  type FacilitatorFaultProxyOptions,
+  type FacilitatorFaultProxyStats,
+  type FacilitatorFaultSetting,
+  startFacilitatorFaultProxy,
+  toFaultSetting,
+} from './fault-proxy';
