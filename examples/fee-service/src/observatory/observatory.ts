@@ -1,0 +1,268 @@
+import type { HistoryStore, StoredBlock, StoredEstimate, StoredGap } from '../capabilities/history/types';
+import { HOUR_MS, hourOf, type RankedScoreRow, ScoreBook } from './score-book';
+
+/**
+ * The observatory's in-process query API: what the three paid resources sell, and what other
+ * resources ask (the AI fee advice reads the hit rate of a source at a horizon). Scores come from
+ * an in-memory score book that follows the history's buckets by write sequence, so a scoreboard
+ * never rereads the recorded estimates.
+ */
+
+export const OBSERVATORY_LIMITS = {
+  /** Scoreboard window, hours. */
+  defaultHours: 168,
+  maxHours: 720,
+  /** block-stats page size. */
+  defaultBlocks: 50,
+  maxBlocks: 1000,
+  /** estimates page size and default span. */
+  defaultEstimates: 1000,
+  maxEstimates: 10_000,
+  defaultEstimatesSpanMs: 24 * HOUR_MS,
+} as const;
+
+/** A scoreboard over whole clock hours. */
+export interface Scoreboard {
+  window: { hours: number; from: string; to: string };
+  rows: RankedScoreRow[];
+  /** Targets present, ascending: each is ranked on its own. */
+  horizons: number[];
+  /** Set when `rows` is empty: why. */
+  empty_reason?: string;
+}
+
+/** A block's statistics in sat/vB (the resource's shape). */
+export interface BlockStatsRow {
+  height: number;
+  hash: string;
+  time: string;
+  tx_count: number;
+  weight: number;
+  total_fee: number;
+  subsidy: number;
+  min: number;
+  p10: number;
+  p25: number;
+  p50: number;
+  p75: number;
+  p90: number;
+  max: number;
+  avg_fee_rate: number;
+  stats_from: StoredBlock['stats_from'];
+}
+
+export interface EstimateRow {
+  id: number;
+  source: string;
+  target: number;
+  rate_sat_vb: number;
+  observed_at: string;
+  tip_height: number;
+  status: StoredEstimate['status'];
+  judgment: {
+    hit: boolean;
+    first_fit: number | null;
+    overpay: boolean;
+    overpayment_sat_vb: number;
+    overpayment_sats_140: number;
+  } | null;
+}
+
+export interface GapRow {
+  source: string;
+  from: string;
+  to: string | null;
+  reason: string;
+}
+
+export interface EstimatesPage {
+  rows: EstimateRow[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null;
+  /** Spans of the queried interval in which a source (or the recorder, `*`) recorded nothing. */
+  gaps: GapRow[];
+}
+
+export interface Observatory {
+  /** Reads the score buckets written since the last refresh. */
+  refresh(): Promise<void>;
+  /** The scoreboard of the last `hours` clock hours (the current hour included). */
+  scoreboard(options?: { hours?: number }): Promise<Scoreboard>;
+  /** Hit rate and evidence of one (source, target) over the window, or undefined without data. */
+  hitRate(
+    source: string,
+    target: number,
+    hours?: number,
+  ): Promise<{ hit_rate: number; n: number } | undefined>;
+  blockStats(options: { limit: number; before?: number }): Promise<BlockStatsRow[]>;
+  estimates(options: {
+    source?: string;
+    target?: number;
+    since?: number;
+    until?: number;
+    cursor?: { observedAt: number; id: number };
+    limit: number;
+  }): Promise<EstimatesPage>;
+  /** What the history holds (readiness, logs). */
+  status(): Promise<{ blocks: number; estimates: number; tip_height: number | undefined }>;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const satVb = (msat: number) => msat / 1000;
+
+/** Encodes a keyset cursor (opaque to clients). */
+export function encodeCursor(cursor: { observedAt: number; id: number }): string {
+  return Buffer.from(`${cursor.observedAt}.${cursor.id}`).toString('base64url');
+}
+
+/** Decodes a cursor; undefined when it is not one this service issued. */
+export function decodeCursor(text: string): { observedAt: number; id: number } | undefined {
+  const match = /^(\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  if (!match || encodeCursor({ observedAt: Number(match[1]), id: Number(match[2]) }) !== text)
+    return undefined;
+  return { observedAt: Number(match[1]), id: Number(match[2]) };
+}
+
+function toBlockRow(block: StoredBlock): BlockStatsRow {
+  return {
+    height: block.height,
+    hash: block.hash,
+    time: iso(block.time * 1000),
+    tx_count: block.tx_count,
+    weight: block.weight,
+    total_fee: block.total_fee,
+    subsidy: block.subsidy,
+    min: satVb(block.min),
+    p10: satVb(block.p10),
+    p25: satVb(block.p25),
+    p50: satVb(block.p50),
+    p75: satVb(block.p75),
+    p90: satVb(block.p90),
+    max: satVb(block.max),
+    avg_fee_rate: satVb(block.avg_fee_rate),
+    stats_from: block.stats_from,
+  };
+}
+
+function toEstimateRow(e: StoredEstimate): EstimateRow {
+  return {
+    id: e.id,
+    source: e.source,
+    target: e.target,
+    rate_sat_vb: satVb(e.rate),
+    observed_at: iso(e.observedAt),
+    tip_height: e.tipHeight,
+    status: e.status,
+    judgment: e.judgment
+      ? {
+          hit: e.judgment.hit,
+          first_fit: e.judgment.firstFit ?? null,
+          overpay: e.judgment.overpay,
+          overpayment_sat_vb: satVb(e.judgment.overpaymentMsat),
+          overpayment_sats_140: e.judgment.overpaymentSats,
+        }
+      : null,
+  };
+}
+
+const toGapRow = (gap: StoredGap): GapRow => ({
+  source: gap.source,
+  from: iso(gap.startedAt),
+  to: gap.endedAt === undefined ? null : iso(gap.endedAt),
+  reason: gap.reason,
+});
+
+/**
+ * Creates the observatory over a history.
+ * @param options.now clock of the windows (the simulator's while it runs). Default Date.now.
+ * @param options.maxStalenessMs a follower rereads the buckets when its copy is older. Default 5,000.
+ */
+export function createObservatory(options: {
+  history: HistoryStore;
+  now?: () => number;
+  maxStalenessMs?: number;
+}): Observatory {
+  const { history } = options;
+  const now = options.now ?? Date.now;
+  const maxStaleness = options.maxStalenessMs ?? 5_000;
+  const book = new ScoreBook();
+  let seq = -1;
+  let refreshedAt = Number.NEGATIVE_INFINITY;
+  let refreshing: Promise<void> | undefined;
+
+  const refresh = () => {
+    refreshing ??= (async () => {
+      const started = performance.now();
+      const next = await history.bucketsAfter(seq);
+      book.load(next.buckets);
+      seq = next.seq;
+      refreshedAt = started;
+    })().finally(() => {
+      refreshing = undefined;
+    });
+    return refreshing;
+  };
+  const fresh = async () => {
+    if (performance.now() - refreshedAt > maxStaleness) await refresh();
+  };
+
+  const observatory: Observatory = {
+    refresh,
+    async scoreboard({ hours = OBSERVATORY_LIMITS.defaultHours } = {}) {
+      await fresh();
+      const toHour = hourOf(now());
+      const fromHour = toHour - hours + 1;
+      const rows = book.scoreboard(fromHour, toHour);
+      const board: Scoreboard = {
+        window: { hours, from: iso(fromHour * HOUR_MS), to: iso((toHour + 1) * HOUR_MS) },
+        rows,
+        horizons: [...new Set(rows.map((r) => r.target))],
+      };
+      if (rows.length === 0) {
+        board.empty_reason =
+          seq < 0 || book.keys().length === 0
+            ? 'nothing recorded yet: the recorder has not polled any source'
+            : `no source was polled between ${board.window.from} and ${board.window.to}`;
+      }
+      return board;
+    },
+    async hitRate(source, target, hours = OBSERVATORY_LIMITS.defaultHours) {
+      const board = await observatory.scoreboard({ hours });
+      const row = board.rows.find((r) => r.source === source && r.target === target);
+      return row?.hit_rate === undefined ? undefined : { hit_rate: row.hit_rate, n: row.n };
+    },
+    async blockStats({ limit, before }) {
+      return (await history.blocks({ limit, ...(before === undefined ? {} : { before }) })).map(toBlockRow);
+    },
+    async estimates(query) {
+      const until = query.until ?? now();
+      const since = query.since ?? until - OBSERVATORY_LIMITS.defaultEstimatesSpanMs;
+      const rows = await history.estimates({
+        since,
+        until,
+        limit: query.limit + 1,
+        ...(query.source === undefined ? {} : { source: query.source }),
+        ...(query.target === undefined ? {} : { target: query.target }),
+        ...(query.cursor ? { after: query.cursor } : {}),
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      const gaps = (await history.gaps(since, until)).filter(
+        (gap) => query.source === undefined || gap.source === query.source || gap.source === '*',
+      );
+      return {
+        rows: page.map(toEstimateRow),
+        next_cursor:
+          rows.length > query.limit && last
+            ? encodeCursor({ observedAt: last.observedAt, id: last.id })
+            : null,
+        gaps: gaps.map(toGapRow),
+      };
+    },
+    async status() {
+      const [counts, tip] = await Promise.all([history.counts(), history.tip()]);
+      return { blocks: counts.blocks, estimates: counts.estimates, tip_height: tip?.height };
+    },
+  };
+  return observatory;
+}

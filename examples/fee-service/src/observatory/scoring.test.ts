@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { binOf, EXACT_LIMIT, HistogramSum, valueOfBin } from './histogram';
+import { HOUR_MS, ScoreBook, unionOfWindows } from './score-book';
+import { type BlockPercentiles, judgeEstimate } from './scoring';
+
+/** A block with p10 and p75 given in sat/vB. */
+const block = (height: number, p10: number, p75: number): BlockPercentiles => ({
+  height,
+  p10: p10 * 1000,
+  p75: p75 * 1000,
+});
+const estimate = (rateSatVb: number, target: number, tipHeight = 100) => ({
+  rate: rateSatVb * 1000,
+  target,
+  tipHeight,
+});
+
+describe('judgeEstimate (FEES.md section 6)', () => {
+  it('counts a hit when q reaches p10 of a block of the window, and measures the overpayment from that block', () => {
+    // q = 5, block 101: p10 = 4, p75 = 6 → hit, within; 5 − 4 = 1 sat/vB; ceil(700) − ceil(560) = 140 sats
+    expect(judgeEstimate(estimate(5, 1), [block(101, 4, 6)])).toEqual({
+      hit: true,
+      firstFit: 101,
+      overpay: false,
+      overpaymentMsat: 1000,
+      overpaymentSats: 140,
+    });
+  });
+
+  it('counts a miss when q is below p10 of every block of the window', () => {
+    // q = 3 against p10 4 and 3.5 over a 2-block window
+    expect(judgeEstimate(estimate(3, 2), [block(101, 4, 9), block(102, 3.5, 5)])).toEqual({
+      hit: false,
+      firstFit: undefined,
+      overpay: false,
+      overpaymentMsat: 0,
+      overpaymentSats: 0,
+    });
+  });
+
+  it('judges an overpay against the first fit, not the cheapest block of the window', () => {
+    // q = 20: block 101 (p10 25) does not fit; 102 (p10 8, p75 15) is the first fit, 20 > 15;
+    // block 103 (p10 2) would give a larger overpayment but comes later.
+    const judgment = judgeEstimate(estimate(20, 3), [
+      block(101, 25, 40),
+      block(102, 8, 15),
+      block(103, 2, 3),
+    ]);
+    expect(judgment).toEqual({
+      hit: true,
+      firstFit: 102,
+      overpay: true,
+      overpaymentMsat: 12_000,
+      overpaymentSats: 2800 - 1120,
+    });
+  });
+
+  it('treats q = p10 as a hit and q = p75 as no overpay', () => {
+    expect(judgeEstimate(estimate(4, 1), [block(101, 4, 4)])).toMatchObject({ hit: true, overpay: false });
+  });
+
+  it('rounds the 140 vB fees up to whole sats before subtracting', () => {
+    // ceil(140 × 2.023) = ceil(283.22) = 284; ceil(140 × 2.001) = ceil(280.14) = 281
+    expect(
+      judgeEstimate({ rate: 2023, target: 1, tipHeight: 0 }, [{ height: 1, p10: 2001, p75: 3000 }]),
+    ).toMatchObject({ overpaymentMsat: 22, overpaymentSats: 3 });
+  });
+
+  it('refuses to judge before the whole window exists', () => {
+    expect(() => judgeEstimate(estimate(1, 3), [block(101, 5, 6), block(102, 5, 6)])).toThrow(/103/);
+  });
+});
+
+describe('ScoreBook', () => {
+  const at = (hour: number) => hour * HOUR_MS + 60_000;
+
+  it('ranks an estimator quoting 1,000 sat/vB last although it never misses', () => {
+    const book = new ScoreBook();
+    // 10 blocks, p10 = 3, p75 = 6 each; three sources quote for target 1 at tip 100 + i.
+    for (let i = 0; i < 10; i += 1) {
+      const b = block(101 + i, 3, 6);
+      const judge = (source: string, rate: number) => {
+        const e = { source, target: 1, observedAt: at(0), tipHeight: 100 + i };
+        book.addPoll(source, 1, e.observedAt, true);
+        book.applyJudgment(e, judgeEstimate({ rate: rate * 1000, target: 1, tipHeight: 100 + i }, [b]), 1);
+      };
+      judge('always-1000', 1000); // hits; 140,000 − 420 sats overpaid
+      judge('honest', i === 0 ? 2 : 4); // one miss in 10; 560 − 420 = 140 sats otherwise
+      judge('low', i < 5 ? 2 : 3); // half misses; exact p10 otherwise
+    }
+    const rows = book.scoreboard(0, 0);
+    expect(rows.map((r) => [r.source, r.rank, r.cost])).toEqual([
+      ['honest', 1, 140 + 10_000 * 0.1],
+      ['low', 2, 0 + 10_000 * 0.5],
+      // 140,000 − 420 = 139,580 sats every time, as its histogram bin reports it; never a miss
+      ['always-1000', 3, valueOfBin(binOf(139_580)) + 0],
+    ]);
+    const always = rows.find((r) => r.source === 'always-1000')!;
+    expect(always).toMatchObject({ n: 10, hit_rate: 1, overpay_rate: 1, within_rate: 0, blocks: 10 });
+    // above the exact range the median is its histogram bin's midpoint (within 0.8 %)
+    expect(always.median_overpayment_sats_140).toBe(valueOfBin(binOf(139_580)));
+    expect(Math.abs(always.median_overpayment_sats_140! - 139_580) / 139_580).toBeLessThan(0.008);
+  });
+
+  it('never mixes horizons: each target is ranked on its own', () => {
+    const book = new ScoreBook();
+    const blocks = [block(101, 5, 8), block(102, 2, 3), block(103, 2, 3)];
+    const judge = (source: string, target: number, rate: number) =>
+      book.applyJudgment(
+        { source, target, observedAt: at(0), tipHeight: 100 },
+        judgeEstimate({ rate: rate * 1000, target, tipHeight: 100 }, blocks.slice(0, target)),
+        1,
+      );
+    judge('a', 1, 6); // target 1: hit, 1 sat/vB over
+    judge('b', 1, 4); // target 1: miss
+    judge('a', 3, 6); // target 3: hit on 101 (first fit), 1 sat/vB over
+    judge('b', 3, 2); // target 3: hit on 102, exact
+    const rows = book.scoreboard(0, 0);
+    expect(rows.map((r) => [r.target, r.source, r.rank, r.hit_rate])).toEqual([
+      [1, 'a', 1, 1],
+      [1, 'b', 2, 0],
+      [3, 'b', 1, 1],
+      [3, 'a', 2, 1],
+    ]);
+  });
+
+  it('takes a judgment back on a reorg and counts the new one', () => {
+    const book = new ScoreBook();
+    const e = { source: 's', target: 1, observedAt: at(3), tipHeight: 100 };
+    const orphaned = judgeEstimate({ rate: 4000, target: 1, tipHeight: 100 }, [block(101, 3, 5)]);
+    book.applyJudgment(e, orphaned, 1);
+    expect(book.scoreboard(3, 3)[0]).toMatchObject({ n: 1, hit_rate: 1 });
+    // block 101 is replaced by one whose p10 is 4.5: the same estimate now misses
+    book.applyJudgment(e, orphaned, -1);
+    book.applyJudgment(e, judgeEstimate({ rate: 4000, target: 1, tipHeight: 100 }, [block(101, 4.5, 6)]), 1);
+    expect(book.scoreboard(3, 3)[0]).toMatchObject({
+      n: 1,
+      hit_rate: 0,
+      miss_rate: 1,
+      median_overpayment_sats_140: undefined,
+      cost: 10_000,
+      blocks: 1,
+    });
+  });
+
+  it('reports availability as the share of polls that returned a value, and leaves out hours outside the window', () => {
+    const book = new ScoreBook();
+    for (let i = 0; i < 4; i += 1) book.addPoll('esplora', 6, at(10), i !== 2);
+    book.addPoll('esplora', 6, at(11), false);
+    expect(book.scoreboard(10, 10)[0]).toMatchObject({ polls: 4, availability: 0.75, n: 0, cost: undefined });
+    expect(book.scoreboard(10, 11)[0]).toMatchObject({ polls: 5, availability: 0.6 });
+    expect(book.scoreboard(12, 20)).toEqual([]);
+  });
+
+  it('survives a round trip through its stored form', () => {
+    const book = new ScoreBook();
+    book.addPoll('s', 2, at(1), true);
+    book.applyJudgment(
+      { source: 's', target: 2, observedAt: at(1), tipHeight: 7 },
+      judgeEstimate({ rate: 9000, target: 2, tipHeight: 7 }, [block(8, 10, 12), block(9, 2, 4)]),
+      1,
+    );
+    const copy = new ScoreBook();
+    copy.load(book.changed());
+    expect(copy.scoreboard(0, 5)).toEqual(book.scoreboard(0, 5));
+    expect(book.changed()).toEqual([]);
+  });
+});
+
+describe('unionOfWindows', () => {
+  it('counts each block of overlapping windows once and skips the gaps between them', () => {
+    expect(unionOfWindows([100, 101, 101], 3)).toBe(4); // 101…104
+    expect(unionOfWindows([100, 110], 2)).toBe(4); // 101, 102, 111, 112
+  });
+});
+
+describe('HistogramSum', () => {
+  it('answers exact nearest-rank quantiles below the exact limit', () => {
+    const sum = new HistogramSum();
+    sum.add(
+      new Map([
+        [binOf(0), 2],
+        [binOf(10), 1],
+        [binOf(EXACT_LIMIT - 1), 1],
+      ]),
+    );
+    expect(sum.quantiles([0.5, 0.75, 0.9])).toEqual([0, 10, EXACT_LIMIT - 1]);
+  });
+
+  it('keeps every value within 0.8 % above the exact limit', () => {
+    for (const v of [1024, 1500, 65_535, 139_580, 2_000_000_000]) {
+      expect(Math.abs(valueOfBin(binOf(v)) - v) / v).toBeLessThan(0.008);
+    }
+  });
+});
