@@ -1,5 +1,5 @@
 import { roundRate3, toMilliSatPerVb } from '../domain/fee-math';
-import { TIER_NAMES, type FeeTiers, type TierName } from '../domain/types';
+import { type FeeTiers, TIER_NAMES, type TierName } from '../domain/types';
 import type { RecordedSnapshot } from '../snapshot/types';
 
 /** A projected block at least this full sets a real floor; a lighter one takes everything pending. */

@@ -20,23 +20,29 @@ describe('adviseFee', () => {
     { urgency: 'high' as const, horizon: 1, rate: 20, fee: 2_820, saving: 0 },
     { urgency: 'medium' as const, horizon: 6, rate: 10, fee: 1_410, saving: 1_410 },
     { urgency: 'low' as const, horizon: 144, rate: 5, fee: 705, saving: 2_115 },
-  ])('maps $urgency urgency to $horizon block(s) at $rate sat/vB (141 vB → $fee sats)', ({ urgency, horizon, rate, fee, saving }) => {
-    const facts = adviseFee({ market, urgency });
-    expect(facts).toMatchObject({
-      horizon_blocks: horizon,
-      recommended_fee_rate_sat_vb: rate,
-      fee_sat: fee,
-      next_block_fee_sat: 2_820,
-      decision: 'send',
-      urgency_from: 'parameter',
-    });
-    expect(facts.savings.vs_next_block_sat).toBe(saving);
-  });
+  ])(
+    'maps $urgency urgency to $horizon block(s) at $rate sat/vB (141 vB → $fee sats)',
+    ({ urgency, horizon, rate, fee, saving }) => {
+      const facts = adviseFee({ market, urgency });
+      expect(facts).toMatchObject({
+        horizon_blocks: horizon,
+        recommended_fee_rate_sat_vb: rate,
+        fee_sat: fee,
+        next_block_fee_sat: 2_820,
+        decision: 'send',
+        urgency_from: 'parameter',
+      });
+      expect(facts.savings.vs_next_block_sat).toBe(saving);
+    },
+  );
 
   it('defaults to medium and says there is no observatory evidence', () => {
     const facts = adviseFee({ market });
     expect(facts).toMatchObject({ urgency: 'medium', urgency_from: 'default', horizon_blocks: 6 });
-    expect(facts.confidence).toEqual({ level: 'unknown', note: 'no observatory evidence for this horizon yet' });
+    expect(facts.confidence).toEqual({
+      level: 'unknown',
+      note: 'no observatory evidence for this horizon yet',
+    });
     expect(adviceProse(facts)).toContain('no observatory evidence');
   });
 
@@ -48,8 +54,16 @@ describe('adviseFee', () => {
 
   it('lets context steer urgency and size, the parameter win, and lists unknown words', () => {
     const consolidation = adviseFee({ market, context: 'UTXO consolidation, taproot wallet' });
-    expect(consolidation).toMatchObject({ urgency: 'low', urgency_from: 'context', assumed_vsize: 154, size_profile: 'p2tr' });
-    expect(consolidation.context).toEqual({ recognised: ['utxo', 'consolidation', 'taproot'], unrecognised: ['wallet'] });
+    expect(consolidation).toMatchObject({
+      urgency: 'low',
+      urgency_from: 'context',
+      assumed_vsize: 154,
+      size_profile: 'p2tr',
+    });
+    expect(consolidation.context).toEqual({
+      recognised: ['utxo', 'consolidation', 'taproot'],
+      unrecognised: ['wallet'],
+    });
     expect(consolidation.warnings).toContain('context_words_ignored');
     expect(adviseFee({ market, urgency: 'high', context: 'consolidation' }).urgency).toBe('high');
     expect(readContext('urgent consolidation').urgency).toBe('high');

@@ -55,17 +55,22 @@ export interface AdviceFacts {
   recent_floor_sat_vb: number | null;
   amount: { amount_sat: number; fee_share_percent: number } | null;
   warnings: string[];
-  confidence: { level: 'high' | 'medium' | 'low'; hit_rate: number; n: number; source: string; window_hours: number } | {
-    level: 'unknown';
-    note: string;
-  };
+  confidence:
+    | { level: 'high' | 'medium' | 'low'; hit_rate: number; n: number; source: string; window_hours: number }
+    | {
+        level: 'unknown';
+        note: string;
+      };
   market: { tiers: FeeMarket['tiers']; next_block_floor_sat_vb: number; projected_block_count: number };
   send_wait_v1: { decision: 'send' | 'wait'; reason_codes: string[] };
 }
 
 const pct2 = (num: number, den: number) => (den === 0 ? 0 : Math.round((10_000 * num) / den) / 100);
 
-function urgencyOf(input: AdviceInput, context: ContextReading): { urgency: Urgency; from: AdviceFacts['urgency_from'] } {
+function urgencyOf(
+  input: AdviceInput,
+  context: ContextReading,
+): { urgency: Urgency; from: AdviceFacts['urgency_from'] } {
   if (input.urgency) return { urgency: input.urgency, from: 'parameter' };
   if (context.urgency) return { urgency: context.urgency, from: 'context' };
   return { urgency: 'medium', from: 'default' };
@@ -76,7 +81,13 @@ function confidenceOf(evidence: HorizonEvidence | null | undefined): AdviceFacts
     return { level: 'unknown', note: 'no observatory evidence for this horizon yet' };
   }
   const level = evidence.hit_rate >= 0.9 ? 'high' : evidence.hit_rate >= 0.7 ? 'medium' : 'low';
-  return { level, hit_rate: evidence.hit_rate, n: evidence.n, source: evidence.source, window_hours: evidence.window_hours };
+  return {
+    level,
+    hit_rate: evidence.hit_rate,
+    n: evidence.n,
+    source: evidence.source,
+    window_hours: evidence.window_hours,
+  };
 }
 
 /**
@@ -111,15 +122,22 @@ export function adviseFee(input: AdviceInput): AdviceFacts {
   if (input.amountSat !== undefined) {
     amount = { amount_sat: input.amountSat, fee_share_percent: pct2(fee, input.amountSat) };
     if (fee >= input.amountSat) warnings.push('fee_exceeds_amount');
-    else if (amount.fee_share_percent > FEE_SHARE_WARNING_PERCENT) warnings.push('fee_above_1_percent_of_amount');
+    else if (amount.fee_share_percent > FEE_SHARE_WARNING_PERCENT)
+      warnings.push('fee_above_1_percent_of_amount');
   }
   if (context.unrecognised.length > 0) warnings.push('context_words_ignored');
-  const sendWait = decideSendWait({ tiers: market.tiers, mempool: { count: market.mempool_count, vsize: market.mempool_vsize } });
+  const sendWait = decideSendWait({
+    tiers: market.tiers,
+    mempool: { count: market.mempool_count, vsize: market.mempool_vsize },
+  });
   return {
     urgency,
     urgency_from: from,
     horizon_blocks: horizon,
-    context: input.context === undefined ? null : { recognised: context.recognised, unrecognised: context.unrecognised },
+    context:
+      input.context === undefined
+        ? null
+        : { recognised: context.recognised, unrecognised: context.unrecognised },
     assumed_vsize: vsize,
     size_profile: context.profile,
     tier_used: tier,

@@ -12,9 +12,45 @@ export type Urgency = (typeof URGENCIES)[number];
 export const URGENCY_HORIZON_BLOCKS: Readonly<Record<Urgency, number>> = { low: 144, medium: 6, high: 1 };
 
 export const URGENCY_WORDS: Readonly<Record<Urgency, readonly string[]>> = {
-  low: ['consolidation', 'consolidate', 'consolidating', 'sweep', 'utxo', 'utxos', 'savings', 'cold', 'whenever', 'later', 'patient'],
-  medium: ['payment', 'pay', 'purchase', 'invoice', 'merchant', 'salary', 'payroll', 'withdrawal', 'transfer'],
-  high: ['urgent', 'asap', 'immediately', 'deadline', 'now', 'deposit', 'liquidation', 'lightning', 'channel', 'htlc', 'stuck', 'bump', 'cpfp'],
+  low: [
+    'consolidation',
+    'consolidate',
+    'consolidating',
+    'sweep',
+    'utxo',
+    'utxos',
+    'savings',
+    'cold',
+    'whenever',
+    'later',
+    'patient',
+  ],
+  medium: [
+    'payment',
+    'pay',
+    'purchase',
+    'invoice',
+    'merchant',
+    'salary',
+    'payroll',
+    'withdrawal',
+    'transfer',
+  ],
+  high: [
+    'urgent',
+    'asap',
+    'immediately',
+    'deadline',
+    'now',
+    'deposit',
+    'liquidation',
+    'lightning',
+    'channel',
+    'htlc',
+    'stuck',
+    'bump',
+    'cpfp',
+  ],
 };
 
 /**

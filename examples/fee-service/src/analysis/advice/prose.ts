@@ -26,9 +26,13 @@ export function adviceProse(facts: AdviceFacts): string {
     );
   }
   if (facts.amount) {
-    parts.push(`The fee is ${facts.amount.fee_share_percent}% of the ${formatSats(facts.amount.amount_sat)} you send.`);
-    if (facts.warnings.includes('fee_exceeds_amount')) parts.push('Warning: the fee is larger than the amount itself.');
-    else if (facts.warnings.includes('fee_above_1_percent_of_amount')) parts.push('Warning: that is more than 1% of the amount.');
+    parts.push(
+      `The fee is ${facts.amount.fee_share_percent}% of the ${formatSats(facts.amount.amount_sat)} you send.`,
+    );
+    if (facts.warnings.includes('fee_exceeds_amount'))
+      parts.push('Warning: the fee is larger than the amount itself.');
+    else if (facts.warnings.includes('fee_above_1_percent_of_amount'))
+      parts.push('Warning: that is more than 1% of the amount.');
   }
   parts.push(
     facts.confidence.level === 'unknown'

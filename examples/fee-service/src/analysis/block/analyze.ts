@@ -94,7 +94,13 @@ function ratesOf(block: BlockSummaryInput): Rates | null {
   const range = block.extras?.feeRange;
   if (!range || range.length < 7) return null;
   const [min, p10, p25, p50, p75, p90, max] = range.map((r) => fromMilliSatPerVb(toMilliSatPerVb(r))) as [
-    number, number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   return { min, p10, p25, p50, p75, p90, max };
 }

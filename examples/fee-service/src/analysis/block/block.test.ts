@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { analyzeBlock, type BlockSummaryInput, subsidyAtHeight } from './analyze';
 import { blockProse } from './prose';
 
-const summary = (height: number, p50: number, overrides: Partial<BlockSummaryInput> = {}): BlockSummaryInput => ({
+const summary = (
+  height: number,
+  p50: number,
+  overrides: Partial<BlockSummaryInput> = {},
+): BlockSummaryInput => ({
   id: `${'0'.repeat(16)}${height.toString(16).padStart(48, 'a')}`,
   height,
   timestamp: 1_786_000_000 + (height - 910_000) * 600,
@@ -41,7 +45,12 @@ describe('analyzeBlock', () => {
         { txid: 'c'.repeat(64), fee: 141, vsize: 141 },
       ],
     });
-    expect(facts.block).toMatchObject({ height: 910_010, pool: 'Foundry USA', fullness_percent: 100, confirmations: 3 });
+    expect(facts.block).toMatchObject({
+      height: 910_010,
+      pool: 'Foundry USA',
+      fullness_percent: 100,
+      confirmations: 3,
+    });
     // 3,998,000 / 4,000,000 = 99.95 % → 100.0 at one decimal.
     expect(facts.fees).toEqual({
       total_fee_sat: 5_000_000,
@@ -80,9 +89,17 @@ describe('analyzeBlock', () => {
     expect(facts.recent).toBeNull();
     expect(facts.notable).toBeNull();
     expect(facts.time_since_previous_seconds).toBeNull();
-    const inLine = analyzeBlock({ block: summary(910_030, 6), previous: [summary(910_029, 5)], tipHeight: 910_030 });
+    const inLine = analyzeBlock({
+      block: summary(910_030, 6),
+      previous: [summary(910_029, 5)],
+      tipHeight: 910_030,
+    });
     expect(inLine.recent!.comparison).toBe('in_line');
-    const lower = analyzeBlock({ block: summary(910_030, 3), previous: [summary(910_029, 5)], tipHeight: 910_030 });
+    const lower = analyzeBlock({
+      block: summary(910_030, 3),
+      previous: [summary(910_029, 5)],
+      tipHeight: 910_030,
+    });
     expect(lower.recent!.comparison).toBe('lower');
   });
 });

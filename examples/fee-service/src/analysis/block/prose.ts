@@ -2,9 +2,12 @@ import { formatInt, formatRate, formatSats, plural } from '../format';
 import type { BlockFacts } from './analyze';
 
 function duration(seconds: number): string {
-  if (seconds < 0) return `${formatInt(-seconds)} seconds before the previous block by timestamp (miners' clocks may disagree)`;
+  if (seconds < 0)
+    return `${formatInt(-seconds)} seconds before the previous block by timestamp (miners' clocks may disagree)`;
   const minutes = Math.floor(seconds / 60);
-  return minutes === 0 ? `${plural(seconds, 'second')} after the previous block` : `${plural(minutes, 'minute')} ${seconds % 60} s after the previous block`;
+  return minutes === 0
+    ? `${plural(seconds, 'second')} after the previous block`
+    : `${plural(minutes, 'minute')} ${seconds % 60} s after the previous block`;
 }
 
 /** The plain-language explanation of a block, written only from the facts. */
@@ -25,7 +28,8 @@ export function blockProse(facts: BlockFacts): string {
       `That median is ${word} the ${plural(recent.blocks, 'block')} before it (their median ${formatRate(recent.median_p50_sat_vb)}).`,
     );
   }
-  if (facts.time_since_previous_seconds !== null) parts.push(`It came ${duration(facts.time_since_previous_seconds)}.`);
+  if (facts.time_since_previous_seconds !== null)
+    parts.push(`It came ${duration(facts.time_since_previous_seconds)}.`);
   if (notable?.highest_fee) {
     parts.push(
       `The largest fee was ${formatSats(notable.highest_fee.fee)} (transaction ${notable.highest_fee.txid.slice(0, 16)}…, ${formatRate(notable.highest_fee.fee_rate_sat_vb)}).`,

@@ -12,7 +12,13 @@ export interface LiveFigure {
 
 export interface ChatFacts {
   question: string;
-  entries: { id: string; title: string; score: number; matched: string[]; sources: { title: string; url: string }[] }[];
+  entries: {
+    id: string;
+    title: string;
+    score: number;
+    matched: string[];
+    sources: { title: string; url: string }[];
+  }[];
   live_figures: LiveFigure[];
 }
 
@@ -21,7 +27,8 @@ export type ChatOutcome = { ok: true; facts: ChatFacts; prose: string } | { ok: 
 function liveFigures(groups: ReadonlySet<LiveFigureGroup>, market: FeeMarket): LiveFigure[] {
   const out: LiveFigure[] = [];
   if (groups.has('tiers')) {
-    for (const [name, value] of Object.entries(market.tiers)) out.push({ name: `${name}_fee_rate`, value, unit: 'sat/vB' });
+    for (const [name, value] of Object.entries(market.tiers))
+      out.push({ name: `${name}_fee_rate`, value, unit: 'sat/vB' });
   }
   if (groups.has('next_block')) {
     out.push({ name: 'next_block_floor', value: market.next_block_floor_sat_vb, unit: 'sat/vB' });
@@ -33,7 +40,8 @@ function liveFigures(groups: ReadonlySet<LiveFigureGroup>, market: FeeMarket): L
       { name: 'projected_blocks', value: market.projected_block_count, unit: 'blocks' },
     );
   }
-  if (groups.has('tip') && market.tip_height !== null) out.push({ name: 'tip_height', value: market.tip_height, unit: 'height' });
+  if (groups.has('tip') && market.tip_height !== null)
+    out.push({ name: 'tip_height', value: market.tip_height, unit: 'height' });
   return out;
 }
 
@@ -64,7 +72,11 @@ function liveSentence(figures: LiveFigure[]): string {
  * id, with their public sources), then the live figures those entries call for. A question outside
  * the domain is refused with the reason.
  */
-export function answerQuestion(options: { question: string; index: KnowledgeIndex; market: FeeMarket }): ChatOutcome {
+export function answerQuestion(options: {
+  question: string;
+  index: KnowledgeIndex;
+  market: FeeMarket;
+}): ChatOutcome {
   const retrieval = options.index.retrieve(options.question);
   if (!retrieval.inDomain) return { ok: false, reason: retrieval.reason };
   const groups = new Set(retrieval.results.flatMap((r) => r.entry.live));
@@ -82,7 +94,8 @@ export function answerQuestion(options: { question: string; index: KnowledgeInde
   };
   const [first, second] = retrieval.results;
   const parts = [`${first!.entry.text} [${first!.entry.id}]`];
-  if (second) parts.push(`See also “${second.entry.title}”: ${second.entry.text.split('. ')[0]}. [${second.entry.id}]`);
+  if (second)
+    parts.push(`See also “${second.entry.title}”: ${second.entry.text.split('. ')[0]}. [${second.entry.id}]`);
   const live = liveSentence(figures);
   if (live) parts.push(`${live} [live]`);
   return { ok: true, facts, prose: parts.join(' ') };

@@ -47,17 +47,27 @@ describe('answerQuestion', () => {
   it('adds and cites the live figures the entries call for', () => {
     const outcome = answerQuestion({ question: 'Why are fees high right now?', index, market });
     if (!outcome.ok) throw new Error(outcome.reason);
-    expect(outcome.facts.live_figures).toContainEqual({ name: 'fastest_fee_rate', value: 20, unit: 'sat/vB' });
-    expect(outcome.facts.live_figures).toContainEqual({ name: 'mempool_vsize', value: 3_000_000, unit: 'vB' });
+    expect(outcome.facts.live_figures).toContainEqual({
+      name: 'fastest_fee_rate',
+      value: 20,
+      unit: 'sat/vB',
+    });
+    expect(outcome.facts.live_figures).toContainEqual({
+      name: 'mempool_vsize',
+      value: 3_000_000,
+      unit: 'vB',
+    });
     expect(outcome.prose).toContain('the fastest rate is 20 sat/vB');
     expect(outcome.prose).toContain('[live]');
   });
 
-  it.each(['What is the weather in Paris?', 'Best swimming pool nearby', 'Write me a poem about love', 'asdf qwerty'])(
-    'refuses “%s” as outside the domain',
-    (question) => {
-      const outcome = answerQuestion({ question, index, market });
-      expect(outcome).toEqual({ ok: false, reason: expect.stringContaining('not about Bitcoin') });
-    },
-  );
+  it.each([
+    'What is the weather in Paris?',
+    'Best swimming pool nearby',
+    'Write me a poem about love',
+    'asdf qwerty',
+  ])('refuses “%s” as outside the domain', (question) => {
+    const outcome = answerQuestion({ question, index, market });
+    expect(outcome).toEqual({ ok: false, reason: expect.stringContaining('not about Bitcoin') });
+  });
 });

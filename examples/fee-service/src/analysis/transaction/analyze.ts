@@ -52,7 +52,14 @@ export interface TransactionFacts {
     input_count: number;
     output_count: number;
   };
-  inputs: { n: number; txid: string; vout: number; type: InputKind; value_sat: number | null; sequence: number }[];
+  inputs: {
+    n: number;
+    txid: string;
+    vout: number;
+    type: InputKind;
+    value_sat: number | null;
+    sequence: number;
+  }[];
   outputs: { n: number; type: ScriptKind; value_sat: number; address: string | null }[];
   script_types: { inputs: Partial<Record<InputKind, number>>; outputs: Partial<Record<ScriptKind, number>> };
   totals: { input_sat: number | null; output_sat: number };
@@ -102,7 +109,10 @@ function countBy<K extends string>(items: readonly { kind: K }[]): Partial<Recor
   return out;
 }
 
-function marketFacts(input: TransactionAnalysisInput, fee: TransactionFacts['fee']): TransactionFacts['market'] {
+function marketFacts(
+  input: TransactionAnalysisInput,
+  fee: TransactionFacts['fee'],
+): TransactionFacts['market'] {
   if (!fee) return null;
   const { market, parsed, status } = input;
   const rateMilli = toMilliSatPerVb(fee.fee_rate_sat_vb);
@@ -115,7 +125,9 @@ function marketFacts(input: TransactionAnalysisInput, fee: TransactionFacts['fee
     floor_source: market.floor_source,
     tiers: market.tiers,
     tier_met: tierMet(fee.fee_rate_sat_vb, market.tiers),
-    would_confirm_next_block: status.confirmed ? null : rateMilli >= toMilliSatPerVb(market.next_block_floor_sat_vb),
+    would_confirm_next_block: status.confirmed
+      ? null
+      : rateMilli >= toMilliSatPerVb(market.next_block_floor_sat_vb),
     block_p10_sat_vb: p10,
     overpaid_sat_vb: fromMilliSatPerVb(overMilli),
     overpaid_sat: overMilli === 0 ? 0 : Math.max(0, fee.fee_sat - feeForVsize(floor, parsed.vsize)),
@@ -182,7 +194,12 @@ export function analyzeTransaction(input: TransactionAnalysisInput): Transaction
       value_sat: i.value_sat,
       sequence: i.sequence,
     })),
-    outputs: parsed.outputs.map((o) => ({ n: o.n, type: o.kind, value_sat: o.value_sat, address: o.address })),
+    outputs: parsed.outputs.map((o) => ({
+      n: o.n,
+      type: o.kind,
+      value_sat: o.value_sat,
+      address: o.address,
+    })),
     script_types: { inputs: countBy(parsed.inputs), outputs: countBy(parsed.outputs) },
     totals: { input_sat: parsed.input_total_sat, output_sat: parsed.output_total_sat },
     fee,
@@ -193,7 +210,11 @@ export function analyzeTransaction(input: TransactionAnalysisInput): Transaction
       block_time: status.block_time === undefined ? null : new Date(status.block_time * 1000).toISOString(),
       confirmations,
     },
-    rbf: { signals_bip125: signalling.length > 0, signalling_inputs: signalling, truc_v3: parsed.version === 3 },
+    rbf: {
+      signals_bip125: signalling.length > 0,
+      signalling_inputs: signalling,
+      truc_v3: parsed.version === 3,
+    },
     market: marketFacts(input, fee),
     cpfp: cpfpFacts(input, fee),
     consistency: {

@@ -134,7 +134,12 @@ function likelyChange(tx: ParsedTransaction, payments: ParsedOutput[]): Heuristi
     }
   }
   if (confidence < 0.3) return undefined;
-  return { label: 'likely_change', confidence: Math.round(confidence * 100) / 100, rule: notes.join('; '), output: first!.output };
+  return {
+    label: 'likely_change',
+    confidence: Math.round(confidence * 100) / 100,
+    rule: notes.join('; '),
+    output: first!.output,
+  };
 }
 
 /** Every heuristic that fires for a transaction (a coinjoin gets no change guess). */

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import * as btc from '@scure/btc-signer';
-import { addressOf, classifyInput, classifyOutputScript, type InputKind, type ScriptKind } from '../script-types';
+import {
+  addressOf,
+  classifyInput,
+  classifyOutputScript,
+  type InputKind,
+  type ScriptKind,
+} from '../script-types';
 
 /** The output an input spends, as the upstream reports it (Esplora `vin[].prevout`). */
 export interface Prevout {
@@ -94,7 +100,9 @@ export function parseTransaction(options: {
   const baseBytes = btc.RawTx.encode({ ...raw, segwitFlag: false, witnesses: undefined });
   const weight = 3 * baseBytes.length + bytes.length;
   const coinbase =
-    raw.inputs.length === 1 && hexOf(raw.inputs[0]!.txid) === COINBASE_TXID && raw.inputs[0]!.index === 0xffffffff;
+    raw.inputs.length === 1 &&
+    hexOf(raw.inputs[0]!.txid) === COINBASE_TXID &&
+    raw.inputs[0]!.index === 0xffffffff;
 
   let inputTotal: number | null = coinbase ? null : 0;
   const inputs = raw.inputs.map((input, n): ParsedInput => {

@@ -12,7 +12,8 @@ const TIER_WORDS: Record<string, string> = {
 
 function feeSentence(facts: TransactionFacts): string {
   const { fee, market, transaction } = facts;
-  if (transaction.coinbase) return 'It is a coinbase transaction: it creates the block reward and pays no fee.';
+  if (transaction.coinbase)
+    return 'It is a coinbase transaction: it creates the block reward and pays no fee.';
   if (!fee) return 'Its fee is unknown because the upstream did not report every spent output.';
   let text = `It pays ${formatSats(fee.fee_sat)} for ${formatInt(transaction.vsize)} vB, ${formatRate(fee.fee_rate_sat_vb)}`;
   if (!market) return `${text}.`;
@@ -21,10 +22,16 @@ function feeSentence(facts: TransactionFacts): string {
     text += market.would_confirm_next_block
       ? ` At today's next-block floor of ${formatRate(market.next_block_floor_sat_vb)} it would be mined in the next block`
       : ` Today's next-block floor is ${formatRate(market.next_block_floor_sat_vb)}, so it would not make the next block yet`;
-    text += market.overpaid_sat > 0 ? `, paying ${formatSats(market.overpaid_sat)} more than that floor needs.` : '.';
+    text +=
+      market.overpaid_sat > 0
+        ? `, paying ${formatSats(market.overpaid_sat)} more than that floor needs.`
+        : '.';
   } else if (market.block_p10_sat_vb !== null) {
     text += ` Its block's 10th-percentile rate was ${formatRate(market.block_p10_sat_vb)}`;
-    text += market.overpaid_sat > 0 ? `, so it paid about ${formatSats(market.overpaid_sat)} more than needed.` : '.';
+    text +=
+      market.overpaid_sat > 0
+        ? `, so it paid about ${formatSats(market.overpaid_sat)} more than needed.`
+        : '.';
   }
   return text;
 }
@@ -56,11 +63,16 @@ export function transactionProse(facts: TransactionFacts): string {
     );
   }
   for (const h of facts.heuristics) {
-    const name = h.label === 'likely_change' ? `output ${h.output} looks like change` : `it looks like a ${h.label.replace(/_/g, ' ')}`;
+    const name =
+      h.label === 'likely_change'
+        ? `output ${h.output} looks like change`
+        : `it looks like a ${h.label.replace(/_/g, ' ')}`;
     parts.push(`Heuristic, not fact: ${name} (confidence ${h.confidence}; ${h.rule}).`);
   }
   if (!facts.consistency.agrees) {
-    parts.push('The upstream reported a different fee or weight than the one measured here from the raw bytes.');
+    parts.push(
+      'The upstream reported a different fee or weight than the one measured here from the raw bytes.',
+    );
   }
   return parts.join(' ');
 }

@@ -36,7 +36,13 @@ describe('parseTransaction and analyzeTransaction, per script type (hand-checked
       ],
     });
     const facts = explain(built);
-    expect(facts.transaction).toMatchObject({ txid: built.txid, size: 234, weight: 609, vsize: 153, segwit: true });
+    expect(facts.transaction).toMatchObject({
+      txid: built.txid,
+      size: 234,
+      weight: 609,
+      vsize: 153,
+      segwit: true,
+    });
     expect(facts.inputs.map((i) => i.type)).toEqual(['p2wpkh']);
     expect(facts.outputs.map((o) => o.type)).toEqual(['p2wpkh', 'p2tr']);
     expect(facts.fee).toEqual({ fee_sat: 3_060, fee_rate_sat_vb: 20 });
@@ -66,7 +72,11 @@ describe('parseTransaction and analyzeTransaction, per script type (hand-checked
     expect(facts.outputs[1]!.address).toBeNull();
     // 1,035 / 207 = 5 sat/vB: the economy tier, below the 12.5 floor.
     expect(facts.fee).toEqual({ fee_sat: 1_035, fee_rate_sat_vb: 5 });
-    expect(facts.market).toMatchObject({ tier_met: 'economy', would_confirm_next_block: false, overpaid_sat: 0 });
+    expect(facts.market).toMatchObject({
+      tier_met: 'economy',
+      would_confirm_next_block: false,
+      overpaid_sat: 0,
+    });
   });
 
   it('P2SH-wrapped P2WPKH input into a P2SH output: 134 vB', () => {
@@ -133,7 +143,9 @@ describe('parseTransaction and analyzeTransaction, per script type (hand-checked
     expect(facts.market).toBeNull();
     expect(transactionProse(facts)).toContain('fee is unknown');
     expect(() => parseTransaction({ hex: 'zz', prevouts: new Map() })).toThrow(TransactionDecodeError);
-    expect(() => parseTransaction({ hex: `${built.hex}00`, prevouts: new Map() })).toThrow(TransactionDecodeError);
+    expect(() => parseTransaction({ hex: `${built.hex}00`, prevouts: new Map() })).toThrow(
+      TransactionDecodeError,
+    );
   });
 });
 
@@ -154,13 +166,22 @@ describe('status, RBF and the confirmed comparison', () => {
     const parsed = parseTransaction({ hex: built.hex, prevouts: built.prevouts });
     const facts = analyzeTransaction({
       parsed,
-      status: { confirmed: true, block_height: 910_001, block_hash: 'ab'.repeat(32), block_time: 1_786_000_000 },
+      status: {
+        confirmed: true,
+        block_height: 910_001,
+        block_hash: 'ab'.repeat(32),
+        block_time: 1_786_000_000,
+      },
       market,
       blockFeeRange: [1, 4, 6, 9, 14, 20, 200],
     });
     // 2,295 sats / 110 vB = 20.864 sat/vB; p10 4 → ceil(4 × 110) = 440; overpaid 1,855 sats.
     expect(facts.fee).toEqual({ fee_sat: 2_295, fee_rate_sat_vb: 20.864 });
-    expect(facts.status).toMatchObject({ confirmed: true, confirmations: 10, block_time: '2026-08-06T07:06:40.000Z' });
+    expect(facts.status).toMatchObject({
+      confirmed: true,
+      confirmations: 10,
+      block_time: '2026-08-06T07:06:40.000Z',
+    });
     expect(facts.market).toMatchObject({
       reference: 'confirming_block',
       would_confirm_next_block: null,
@@ -179,14 +200,28 @@ describe('status, RBF and the confirmed comparison', () => {
       cpfp: { ancestors: [{ txid: 'cd'.repeat(32), fee: 110, weight: 561 }], descendants: [] },
     });
     // (2,295 + 110) / (110 + 141) = 9.582 sat/vB.
-    expect(facts.cpfp).toMatchObject({ package_fee_sat: 2_405, package_vsize: 251, package_fee_rate_sat_vb: 9.582 });
+    expect(facts.cpfp).toMatchObject({
+      package_fee_sat: 2_405,
+      package_vsize: 251,
+      package_fee_rate_sat_vb: 9.582,
+    });
   });
 
   it('says when the upstream’s fee or weight disagrees with the bytes', () => {
     const parsed = parseTransaction({ hex: built.hex, prevouts: built.prevouts });
-    const agree = analyzeTransaction({ parsed, status: unconfirmed, market, upstream: { fee: 2_295, weight: 437 } });
+    const agree = analyzeTransaction({
+      parsed,
+      status: unconfirmed,
+      market,
+      upstream: { fee: 2_295, weight: 437 },
+    });
     expect(agree.consistency.agrees).toBe(true);
-    const disagree = analyzeTransaction({ parsed, status: unconfirmed, market, upstream: { fee: 2_000, weight: 437 } });
+    const disagree = analyzeTransaction({
+      parsed,
+      status: unconfirmed,
+      market,
+      upstream: { fee: 2_000, weight: 437 },
+    });
     expect(disagree.consistency.agrees).toBe(false);
   });
 });
@@ -202,7 +237,11 @@ describe('heuristics', () => {
     {
       name: 'batch payout: 1 input into 6 payments',
       inputs: [{ kind: 'p2wpkh' as const, key: 1, amount: 1_000_000 }],
-      outputs: [11, 12, 13, 14, 15, 16].map((k, i) => ({ kind: 'p2wpkh' as const, key: k, amount: 100_000 + i * 1_111 })),
+      outputs: [11, 12, 13, 14, 15, 16].map((k, i) => ({
+        kind: 'p2wpkh' as const,
+        key: k,
+        amount: 100_000 + i * 1_111,
+      })),
       expected: [{ label: 'batch_payout', confidence: 0.6 }],
     },
     {
@@ -232,7 +271,13 @@ describe('heuristics', () => {
     },
   ])('$name', ({ inputs, outputs, expected }) => {
     const facts = explain(buildSignedTransaction({ inputs, outputs }));
-    expect(facts.heuristics.map(({ label, confidence, output }) => ({ label, confidence, ...(output === undefined ? {} : { output }) }))).toEqual(expected);
+    expect(
+      facts.heuristics.map(({ label, confidence, output }) => ({
+        label,
+        confidence,
+        ...(output === undefined ? {} : { output }),
+      })),
+    ).toEqual(expected);
     for (const h of facts.heuristics) expect(h.rule.length).toBeGreaterThan(10);
     expect(transactionProse(facts)).toContain('Heuristic, not fact');
   });

@@ -1,0 +1,4 @@
+export * from './grounding';
+export * from './model';
+export * from './prose';
+export * from './tool-loop';
