@@ -169,7 +169,7 @@ export function createLanguageModel(options: LanguageModelOptions): LanguageMode
         );
       }
       // The SDK's timeout stops waiting for headers; this deadline also covers a body that stalls.
-      const deadline = AbortSignal.timeout(timeoutMs);
+      const deadline = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
       const signal = request.signal ? AbortSignal.any([deadline, request.signal]) : deadline;
       let raw: unknown;
       try {
