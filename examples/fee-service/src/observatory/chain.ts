@@ -14,7 +14,10 @@ export interface ChainReader {
   tipHeight(): Promise<number>;
   /** Hash of the block at `height` on the upstream's best chain. */
   hashAt(height: number): Promise<string>;
-  /** Blocks `from … to` (ascending, contiguous) with their fee statistics. */
+  /**
+   * Blocks `from … to` with their fee statistics, ascending and contiguous, ending at `to`; the
+   * lowest ones are left out when the upstream does not have them (a young or pruned chain).
+   */
   blocks(from: number, to: number): Promise<StoredBlock[]>;
 }
 
@@ -88,12 +91,9 @@ export function mempoolSpaceChain(client: MempoolSpaceClient, name = 'mempool.sp
         top = Math.min(...page.map((b) => b.height)) - 1;
       }
       const out: StoredBlock[] = [];
-      for (let height = from; height <= to; height += 1) {
-        const block = byHeight.get(height);
-        if (!block) throw new RangeError(`the upstream did not return block ${height}`);
-        out.push(block);
-      }
-      return out;
+      for (let height = to; height >= from && byHeight.has(height); height -= 1)
+        out.push(byHeight.get(height)!);
+      return out.reverse();
     },
   };
 }

@@ -83,11 +83,26 @@ export interface EstimatesPage {
   gaps: GapRow[];
 }
 
+/** Scores per step of a window: one value per step and (source, target), null without judgments. */
+export interface ScoreTimeline {
+  /** Start of each step, seconds since the epoch. */
+  x: number[];
+  stepHours: number;
+  rows: {
+    source: string;
+    target: number;
+    hit_rate: (number | null)[];
+    median_overpayment_sats_140: (number | null)[];
+  }[];
+}
+
 export interface Observatory {
   /** Reads the score buckets written since the last refresh. */
   refresh(): Promise<void>;
   /** The scoreboard of the last `hours` clock hours (the current hour included). */
   scoreboard(options?: { hours?: number }): Promise<Scoreboard>;
+  /** Hit rate and median overpayment per `stepHours` over the last `hours` (charts). */
+  timeline(options: { hours: number; stepHours: number }): Promise<ScoreTimeline>;
   /** Hit rate and evidence of one (source, target) over the window, or undefined without data. */
   hitRate(
     source: string,
@@ -225,6 +240,37 @@ export function createObservatory(options: {
             : `no source was polled between ${board.window.from} and ${board.window.to}`;
       }
       return board;
+    },
+    async timeline({ hours, stepHours }) {
+      await fresh();
+      const toHour = hourOf(now());
+      const steps = Math.max(1, Math.ceil(hours / stepHours));
+      const firstHour = toHour - steps * stepHours + 1;
+      const x: number[] = [];
+      const rows = new Map<string, ScoreTimeline['rows'][number]>();
+      for (let step = 0; step < steps; step += 1) {
+        const from = firstHour + step * stepHours;
+        x.push(from * 3600);
+        for (const row of book.scoreboard(from, from + stepHours - 1)) {
+          const key = `${row.target}\u0000${row.source}`;
+          let line = rows.get(key);
+          if (!line) {
+            line = {
+              source: row.source,
+              target: row.target,
+              hit_rate: Array(steps).fill(null),
+              median_overpayment_sats_140: Array(steps).fill(null),
+            };
+            rows.set(key, line);
+          }
+          line.hit_rate[step] = row.hit_rate ?? null;
+          line.median_overpayment_sats_140[step] = row.median_overpayment_sats_140 ?? null;
+        }
+      }
+      const sorted = [...rows.values()].sort(
+        (a, b) => a.target - b.target || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0),
+      );
+      return { x, stepHours, rows: sorted };
     },
     async hitRate(source, target, hours = OBSERVATORY_LIMITS.defaultHours) {
       const board = await observatory.scoreboard({ hours });

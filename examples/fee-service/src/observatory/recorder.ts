@@ -158,9 +158,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const to = Math.min(upstreamTip, from + maxBlocks - 1);
     if (to < from) return recordedTip;
     const blocks = await chain.blocks(from, to);
+    if (blocks.length === 0) return recordedTip;
+    if (recordedTip !== undefined && blocks[0]!.height !== recordedTip + 1) {
+      throw new RangeError(`the chain upstream has no block ${recordedTip + 1}`);
+    }
     report.judged += await commit((w) => connectBlocks(w, book, blocks));
     report.blocks = blocks.length;
-    return to;
+    return blocks.at(-1)!.height;
   }
 
   async function pollSources(): Promise<PollOutcome[]> {
