@@ -8,6 +8,7 @@ import {
   type Discovery,
   decodeHeaderJson,
   type PaymentRequired,
+  toHeaderBazaarExtension,
 } from '@tollbooth/core';
 import { type TollboothMiddleware, tollbooth } from '@tollbooth/express';
 import { extractDiscoveryInfo } from '@x402/extensions/bazaar';
@@ -99,12 +100,16 @@ describe('discovery beside the Express gate', () => {
       const response = await supertest(service.app)[method](path).set('host', 'fees.example.com');
       expect(response.status, `${method} ${path}`).toBe(402);
       const challenge = decodeChallenge(response.headers['payment-required']);
-      expect(response.body).toEqual(challenge);
+      // The header carries the bazaar extension in its header form; the body carries it whole.
+      const { extensions: headerExtensions, ...headerRest } = challenge;
+      const { extensions: bodyExtensions, ...bodyRest } = response.body as PaymentRequired;
+      expect(bodyRest).toEqual(headerRest);
+      expect(bodyExtensions?.bazaar).toEqual(item.extensions.bazaar);
+      expect(headerExtensions?.bazaar).toEqual(toHeaderBazaarExtension(item.extensions.bazaar));
       const { maxAmountRequired: _m, outputSchema: _o, extra, ...core } = item.accepts[0]!;
       const { facilitatorUrl: _f, ...tokenExtra } = extra;
       expect(challenge.accepts).toEqual([{ ...core, extra: tokenExtra }]);
       expect(challenge.resource.url).toBe(`${FEE_BASE_URL}${path}`);
-      expect(challenge.extensions?.bazaar).toEqual(item.extensions.bazaar);
     }
   });
 

@@ -5,7 +5,9 @@ import {
   createDiscovery,
   type Discovery,
   type DiscoveryResponse,
+  decodeHeaderJson,
   type PaymentRequired,
+  toHeaderBazaarExtension,
 } from '@tollbooth/core';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -396,12 +398,18 @@ describe('OpenAPI 3.1.0 (seed 2.6, 9)', () => {
 describe('bazaar extension', () => {
   const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
-  /** The challenge a route sends; addBazaarExtensions put the route's bazaar extension in it. */
+  /**
+   * The challenge a route sends in its header, which clients read and echo: addBazaarExtensions
+   * put the route's bazaar extension in the body whole and in the header in its header form.
+   */
   function challengeOf(key: string, url: string): PaymentRequired {
     const route = buildFeeTable().get(key)!;
-    const object = route.challenge(url).object as PaymentRequired;
-    expect(object.extensions?.bazaar).toEqual(createBazaarExtension(route));
-    return object;
+    const challenge = route.challenge(url);
+    const full = createBazaarExtension(route);
+    expect((challenge.object as PaymentRequired).extensions?.bazaar).toEqual(full);
+    const header = decodeHeaderJson(challenge.header!) as PaymentRequired;
+    expect(header.extensions?.bazaar).toEqual(toHeaderBazaarExtension(full));
+    return header;
   }
 
   it.each(SEED_RESOURCES.map(([method, path]) => [method, path] as const))(

@@ -77,6 +77,12 @@ export interface SchemeServer {
   readonly scheme: string;
   /** Whether this scheme handles a CAIP-2 network. */
   supportsNetwork(network: string): boolean;
+  /**
+   * Says what is wrong with a recipient address (`payTo`) on a network, or returns `undefined`
+   * when it is valid (for EVM: 0x and 40 hex digits, an EIP-55 checksum when mixed-case, not
+   * the zero address). Optional: without it, core only requires a non-empty string.
+   */
+  checkAddress?(address: string, network: string): string | undefined;
   /** Turns a route's price into an asset amount on a network. Throws a `TollboothError` for config errors. */
   resolvePrice(price: Price, network: string): AssetAmount;
   /** Checks the payload locally against the server's requirements: signature, recipient, value, window. */

@@ -93,5 +93,11 @@ export {
   recoverSignerAddress,
 } from './signature/recover-signer-address';
 export { getDefaultRecoveryBackend, type RecoveryBackend } from './signature/recovery-backends';
+export {
+  type CheckEvmAddressErrorType,
+  type CheckEvmAddressParameters,
+  type CheckEvmAddressReturnType,
+  checkEvmAddress,
+} from './utils/check-evm-address';
 export { createAuthorizationNonce } from './utils/create-authorization-nonce';
 export { getChainId } from './utils/get-chain-id';

@@ -1,7 +1,8 @@
+import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { RouteConfig } from '../routes/types';
-import { createBazaarExtension } from './bazaar';
+import { addBazaarExtensions, createBazaarExtension, toHeaderBazaarExtension } from './bazaar';
 import type { DiscoverableRoute } from './route-view';
 
 function route(key: string, config: Partial<RouteConfig> = {}): DiscoverableRoute {
@@ -97,5 +98,46 @@ describe('createBazaarExtension', () => {
         }),
       ),
     ).toThrow(/nope/);
+  });
+});
+
+describe('toHeaderBazaarExtension', () => {
+  const output = z
+    .object({ rates: z.array(z.object({ target: z.number().int(), fee: z.number().describe('sat/vB') })) })
+    .meta({ examples: [{ rates: [{ target: 1, fee: 12.5 }] }] });
+  const full = createBazaarExtension(
+    route('GET /tx/:txid', {
+      discovery: { input: { queryParams: z.object({ verbose: z.boolean().default(false) }) }, output },
+    }),
+  );
+
+  it('keeps the input and its schema whole and reduces the output to its type', () => {
+    const header = toHeaderBazaarExtension(full);
+    expect(header.info).toEqual({ input: full.info.input, output: { type: 'json' } });
+    const properties = header.schema.properties as Record<string, unknown>;
+    expect(properties['input']).toEqual((full.schema.properties as Record<string, unknown>)['input']);
+    expect(properties['output']).toEqual({
+      type: 'object',
+      properties: { type: { type: 'string' } },
+      required: ['type'],
+    });
+    expect(header.routeTemplate).toBe('/tx/:txid');
+    expect(JSON.stringify(header).length).toBeLessThan(JSON.stringify(full).length);
+  });
+
+  it('stays valid against its own schema, as the official validator checks what clients echo', () => {
+    expect(validateDiscoveryExtension(full as never)).toEqual({ valid: true });
+    expect(validateDiscoveryExtension(toHeaderBazaarExtension(full) as never)).toEqual({ valid: true });
+  });
+
+  it('is what addBazaarExtensions puts in headerExtensions, beside the whole extension', () => {
+    const routes = addBazaarExtensions({
+      'GET /report': { accepts: route('GET /report').config.accepts, discovery: { output } },
+      'GET /any/*': { accepts: route('GET /any/*').config.accepts },
+    });
+    const bazaar = routes['GET /report']!.extensions!['bazaar'] as ReturnType<typeof createBazaarExtension>;
+    expect(bazaar.info.output.example).toEqual({ rates: [{ target: 1, fee: 12.5 }] });
+    expect(routes['GET /report']!.headerExtensions).toEqual({ bazaar: toHeaderBazaarExtension(bazaar) });
+    expect(routes['GET /any/*']!.headerExtensions).toBeUndefined();
   });
 });

@@ -185,12 +185,40 @@ export function createBazaarExtension(
   return extension;
 }
 
+/**
+ * The header form of a bazaar extension: `info.input` and its schema whole, the output reduced to
+ * `{ type }` (no example, no body schema). A 200 body schema easily weighs kilobytes and a
+ * response head must stay under the 4–8 KB that proxies accept; clients echo what the header
+ * carries, and this form still validates against its own schema, so a facilitator catalogues the
+ * resource from it. The whole extension stays in the 402 body, the catalog and OpenAPI.
+ *
+ * @example
+ * const bazaar = createBazaarExtension(route);
+ * const config = { ...route.config, extensions: { bazaar }, headerExtensions: { bazaar: toHeaderBazaarExtension(bazaar) } };
+ */
+export function toHeaderBazaarExtension(extension: BazaarExtension): BazaarExtension {
+  const properties = (extension.schema.properties ?? {}) as Record<string, JsonSchema>;
+  const compact: BazaarExtension = {
+    info: { input: extension.info.input, output: { type: extension.info.output.type } },
+    schema: {
+      ...extension.schema,
+      properties: {
+        ...properties,
+        output: { type: 'object', properties: { type: { type: 'string' } }, required: ['type'] },
+      },
+    },
+  };
+  if (extension.routeTemplate !== undefined) compact.routeTemplate = extension.routeTemplate;
+  return compact;
+}
+
 const ROUTE_KEY = /^(?:([A-Za-z]+|\*)\s+)?(\/\S*)$/;
 
 /**
  * Returns a copy of a routes config in which every concrete route (no `*`) carries its `bazaar`
- * extension in `extensions`, so the gate's challenges (built once per route) include it and the
- * client echoes it to the facilitator. Price patterns and routes that already declare a `bazaar`
+ * extension: whole in `extensions` (the 402 body), in its header form ({@link
+ * toHeaderBazaarExtension}) in `headerExtensions` (the `PAYMENT-REQUIRED` header, which clients
+ * read and echo to the facilitator). Price patterns and routes that already declare a `bazaar`
  * extension are left as they are. Path parameters carry example values; `routeTemplate` lets a
  * facilitator catalogue the route once.
  *
@@ -219,7 +247,12 @@ export function addBazaarExtensions(routes: RoutesConfig): RoutesConfig {
       config,
       requirements: [],
     };
-    out[key] = { ...config, extensions: { ...config.extensions, bazaar: createBazaarExtension(route) } };
+    const bazaar = createBazaarExtension(route);
+    out[key] = {
+      ...config,
+      extensions: { ...config.extensions, bazaar },
+      headerExtensions: { ...config.headerExtensions, bazaar: toHeaderBazaarExtension(bazaar) },
+    };
   }
   return out;
 }

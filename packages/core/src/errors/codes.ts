@@ -6,7 +6,11 @@
  */
 export const ERROR_CODES = {
   // -- configuration (thrown at start-up, never sent to a client) -----------------------------
-  invalid_config: { status: 500, retryable: false, meaning: 'A configuration object is invalid.' },
+  invalid_config: {
+    status: 500,
+    retryable: false,
+    meaning: 'A configuration object is invalid; the message lists every problem found.',
+  },
   invalid_amount: { status: 500, retryable: false, meaning: 'A price or amount is not a valid decimal.' },
 
   // -- availability and request shape ---------------------------------------------------------
@@ -154,9 +158,13 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** Where each code is documented. */
-export const ERRORS_DOCS_URL =
-  'https://github.com/tollbooth-x402/tollbooth/blob/main/packages/core/README.md#error-codes';
+/** Where the codes are documented: `docs/errors.md`, one section per code (`#<code>`). */
+export const ERRORS_DOCS_URL = 'https://github.com/tollbooth-x402/tollbooth/blob/main/docs/errors.md';
+
+/** The documentation of one code. */
+export function errorDocsUrl(code: ErrorCode): string {
+  return `${ERRORS_DOCS_URL}#${code}`;
+}
 
 /** The one table mapping a code to its HTTP status. */
 export function httpStatusOf(code: ErrorCode): number {

@@ -1,3 +1,4 @@
 export * from './codes';
+export * from './config-error';
 export * from './error-body';
 export * from './tollbooth-error';

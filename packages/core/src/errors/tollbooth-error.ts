@@ -1,4 +1,4 @@
-import { ERROR_CODES, ERRORS_DOCS_URL, type ErrorCode } from './codes';
+import { ERROR_CODES, type ErrorCode, errorDocsUrl } from './codes';
 
 export interface TollboothErrorOptions {
   cause?: unknown;
@@ -26,7 +26,7 @@ export class TollboothError extends Error {
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.retryable = ERROR_CODES[code].retryable;
-    this.docsUrl = `${ERRORS_DOCS_URL}`;
+    this.docsUrl = errorDocsUrl(code);
     if (options.details) this.details = options.details;
   }
 }

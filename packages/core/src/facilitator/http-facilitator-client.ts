@@ -1,5 +1,6 @@
 import type * as z from 'zod';
-import { TollboothError } from '../errors/tollbooth-error';
+import { checkHttpUrl } from '../config/check-url';
+import { throwConfigProblems } from '../errors/config-error';
 import { SettleResponse, SupportedResponse, VerifyResponse } from '../protocol/schemas';
 import { FacilitatorError } from './facilitator-error';
 import type { FacilitatorCallOptions, FacilitatorClient, FacilitatorOperation } from './types';
@@ -47,14 +48,10 @@ export interface HttpFacilitatorClient extends FacilitatorClient {
  */
 export function createHttpFacilitatorClient(options: HttpFacilitatorClientOptions): HttpFacilitatorClient {
   const problems: string[] = [];
-  let base = '';
-  try {
-    const parsed = new URL(options.url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') problems.push('url must be http(s)');
-    base = options.url.replace(/\/+$/, '');
-  } catch {
-    problems.push(`url ${JSON.stringify(options.url)} is not a URL`);
-  }
+  // `/verify`, `/settle` and `/supported` are appended to the URL: no query or fragment.
+  const urlProblem = checkHttpUrl('url', options?.url);
+  if (urlProblem) problems.push(urlProblem);
+  const base = urlProblem ? '' : options.url.replace(/\/+$/, '');
   const settings = { ...HTTP_FACILITATOR_CLIENT_DEFAULTS };
   for (const key of ['timeoutMs', 'settleTimeoutMs', 'supportedTtlMs', 'supportedRetryMs'] as const) {
     const value = options[key];
@@ -62,9 +59,9 @@ export function createHttpFacilitatorClient(options: HttpFacilitatorClientOption
     if (!Number.isFinite(value) || value <= 0) problems.push(`${key} must be a positive number`);
     else (settings as Record<string, number>)[key] = value;
   }
-  if (problems.length > 0) {
-    throw new TollboothError('invalid_config', `invalid facilitator client options: ${problems.join('; ')}`);
-  }
+  if (options?.createAuthHeaders !== undefined && typeof options.createAuthHeaders !== 'function')
+    problems.push('createAuthHeaders must be a function of the operation');
+  throwConfigProblems('facilitator client options', problems);
   const doFetch = options.fetch ?? globalThis.fetch;
 
   async function call<S extends z.ZodType>(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ErrorCode, httpStatusOf, isErrorCode } from '../errors/codes';
+import { TollboothConfigError } from '../errors/config-error';
 import { buildErrorBody } from '../errors/error-body';
 import { TollboothError } from '../errors/tollbooth-error';
 import type { FacilitatorClient } from '../facilitator/types';
@@ -166,6 +167,42 @@ function mergeExpose(existing: string | undefined): string {
   return mergeHeaderList(existing, EXPOSED_PAYMENT_HEADERS);
 }
 
+/** The gate's own option problems (the routes are checked by `compileRoutes`). */
+function checkGateOptions(options: PaymentGateOptions): string[] {
+  const problems: string[] = [];
+  const facilitator = options.facilitator as Partial<FacilitatorClient> | undefined;
+  if (!facilitator) problems.push('facilitator is required (e.g. createHttpFacilitatorClient({ url }))');
+  else if (typeof facilitator.verify !== 'function' || typeof facilitator.settle !== 'function') {
+    problems.push('facilitator must have verify and settle methods (a FacilitatorClient)');
+  }
+  const routes = options.routes as RouteTable | undefined;
+  if (
+    typeof routes?.match === 'function' &&
+    (!Array.isArray(options.schemes) || options.schemes.length === 0)
+  ) {
+    problems.push('schemes needs at least one scheme server (e.g. createExactEvmScheme())');
+  }
+  if (options.routes === undefined || options.routes === null) problems.push('routes is required');
+  return problems;
+}
+
+/** The gate's route table; a routes config is compiled here, its problems added to the gate's. */
+function compileGateRoutes(options: PaymentGateOptions, problems: string[]): RouteTable | undefined {
+  if (typeof (options.routes as RouteTable | undefined)?.match === 'function')
+    return options.routes as RouteTable;
+  if (options.routes === undefined || options.routes === null) return undefined;
+  try {
+    return compileRoutes(options.routes as RoutesConfig, {
+      schemes: options.schemes,
+      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    });
+  } catch (error) {
+    if (!(error instanceof TollboothConfigError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
+}
+
 /**
  * Creates the framework-neutral payment gate (DESIGN.md section 3): availability, canonical
  * rule, 402 challenges, decoding and matching of payments, scheme pre-verification, the
@@ -180,12 +217,9 @@ function mergeExpose(existing: string | undefined): string {
  * });
  */
 export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
-  const problems: string[] = [];
   if (!options || typeof options !== 'object')
-    throw new TollboothError('invalid_config', 'options are required');
-  if (!options.facilitator) problems.push('facilitator is required');
-  if (!Array.isArray(options.schemes) || options.schemes.length === 0)
-    problems.push('schemes needs at least one scheme');
+    throw new TollboothConfigError('payment gate options', ['options are required']);
+  const problems = checkGateOptions(options);
   const settings = { ...PAYMENT_GATE_DEFAULTS };
   for (const key of Object.keys(PAYMENT_GATE_DEFAULTS) as Array<keyof typeof PAYMENT_GATE_DEFAULTS>) {
     const value = options[key];
@@ -193,18 +227,9 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     if (!Number.isFinite(value) || value < 0) problems.push(`${key} must be a non-negative number`);
     else (settings as Record<string, number>)[key] = value;
   }
-  if (problems.length > 0) {
-    throw new TollboothError('invalid_config', `invalid payment gate options:\n- ${problems.join('\n- ')}`, {
-      details: { problems },
-    });
-  }
-  const table: RouteTable =
-    typeof (options.routes as RouteTable).match === 'function'
-      ? (options.routes as RouteTable)
-      : compileRoutes(options.routes as RoutesConfig, {
-          schemes: options.schemes,
-          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-        });
+  const compiled = compileGateRoutes(options, problems);
+  if (problems.length > 0 || !compiled) throw new TollboothConfigError('payment gate options', problems);
+  const table: RouteTable = compiled;
   const store = options.ledger ?? createMemoryLedgerStore();
   const now = options.now ?? Date.now;
   const ledger = new SettlementLedger({

@@ -1,3 +1,4 @@
+export * from './caip2';
 export * from './codec';
 export * from './money';
 export * from './schemas';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TollboothConfigError } from '../errors/config-error';
 import { TollboothError } from '../errors/tollbooth-error';
 import { createSimpleScheme, TEST_ASSET, TEST_PAY_TO } from '../test-support/simple-scheme';
 import { compileRoutes } from './compile-routes';
@@ -86,6 +87,66 @@ describe('compileRoutes', () => {
     expect(problems).toHaveLength(5);
     expect((error as TollboothError).code).toBe('invalid_config');
   });
+
+  it('checks networks, recipients, prices, timeouts and URLs, and lists every problem in one error', () => {
+    let error: unknown;
+    try {
+      compileRoutes(
+        {
+          'GET /network': { accepts: { ...option('$1'), network: 'base' } },
+          'GET /caip': { accepts: { ...option('$1'), network: 'EIP155 8453' } },
+          'GET /pay-to': { accepts: { ...option('$1'), payTo: '0xYourAddress' } },
+          'GET /no-pay-to': { accepts: { ...option('$1'), payTo: '' } },
+          'GET /zero': { accepts: option('$0.0000001') },
+          'GET /garbage': { accepts: option('one dollar') },
+          'GET /missing-price': { accepts: { ...option('$1'), price: '' } },
+          'GET /timeout': { accepts: option('$1', 0) },
+          'GET /extra': { accepts: { ...option('$1'), extra: 'x' as never } },
+          'GET /option': { accepts: ['nope' as never] },
+          'GET /canonical': { accepts: option('$1'), canonical: { baseUrl: 'ftp://a.example' } },
+          'GET /description': { accepts: option('$1'), description: 7 as never },
+          'GET /fine': { accepts: option('$1') },
+        },
+        { schemes: [createSimpleScheme()], baseUrl: 'https://user:secret@api.example.com' },
+      );
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(TollboothConfigError);
+    const { problems, message, docsUrl } = error as TollboothConfigError;
+    expect(problems).toEqual([
+      'baseUrl "https://user:secret@api.example.com" must not carry credentials (use the client\'s auth headers)',
+      'route "GET /network" accepts[0]: network "base" is an x402 v1 name: write it as the CAIP-2 chain id eip155:8453',
+      'route "GET /caip" accepts[0]: network "EIP155 8453" is not a CAIP-2 chain id (namespace:reference, e.g. eip155:8453)',
+      'route "GET /pay-to" accepts[0]: payTo is "0xYourAddress", not an address',
+      'route "GET /no-pay-to" accepts[0]: payTo is required',
+      'route "GET /zero" accepts[0]: price "$0.0000001" is 0 atomic units: a paid route must cost more than 0 (leave a free route out of the routes)',
+      'route "GET /garbage" accepts[0]: unsupported price one dollar',
+      'route "GET /missing-price" accepts[0]: price is required ("$0.001", 0.001 or { amount, asset })',
+      'route "GET /timeout" accepts[0]: maxTimeoutSeconds must be a positive integer',
+      'route "GET /extra" accepts[0]: extra must be an object',
+      'route "GET /option" accepts[0]: must be an object { network, payTo, price }',
+      'route "GET /canonical": canonical.baseUrl "ftp://a.example" is not an absolute http(s) URL',
+      'route "GET /description": description must be a string',
+    ]);
+    expect(message).toBe(`invalid routes config:\n- ${problems.join('\n- ')}`);
+    expect(docsUrl).toMatch(/\/docs\/errors\.md#invalid_config$/);
+  });
+
+  it.each([
+    ['https://api.example.com', true],
+    ['https://api.example.com/prefix/', true],
+    ['http://127.0.0.1:3000', true],
+    ['api.example.com', false],
+    ['https://api.example.com?x=1', false],
+    ['https://api.example.com/#top', false],
+    ['ws://api.example.com', false],
+  ])('takes baseUrl %s: %s', (baseUrl, valid) => {
+    const compile = () =>
+      compileRoutes({ 'GET /x': { accepts: option('$1') } }, { schemes: [createSimpleScheme()], baseUrl });
+    if (valid) expect(compile).not.toThrow();
+    else expect(compile).toThrow(TollboothConfigError);
+  });
 });
 
 describe('RouteTable.match', () => {
@@ -171,6 +232,31 @@ describe('challenges', () => {
       resource: { url: 'https://api.example.com/api/v1/fees/now', mimeType: 'application/json' },
       accepts: route.requirements,
     });
+  });
+
+  it('carry an extension whole in the body and in its header form in the header', () => {
+    const big = { info: { output: 'x'.repeat(4000) }, schema: { type: 'object' } };
+    const small = { info: { output: 'x' }, schema: { type: 'object' } };
+    const local = compileRoutes(
+      {
+        'GET /x': {
+          accepts: option('$1'),
+          extensions: { bazaar: big, other: { kept: true } },
+          headerExtensions: { bazaar: small },
+        },
+      },
+      { schemes: [createSimpleScheme()], baseUrl: 'https://a.example' },
+    );
+    const challenge = local.get('GET /x')!.challenge('https://a.example/x');
+    const body = JSON.parse(Buffer.from(challenge.body).toString('utf8'));
+    const header = JSON.parse(Buffer.from(challenge.header!, 'base64').toString('utf8'));
+    expect(body.extensions).toEqual({ bazaar: big, other: { kept: true } });
+    expect(header.extensions).toEqual({ bazaar: small, other: { kept: true } });
+    expect(Object.keys(header.extensions)).toEqual(['bazaar', 'other']);
+    const { extensions: _b, ...bodyRest } = body;
+    const { extensions: _h, ...headerRest } = header;
+    expect(headerRest).toEqual(bodyRest);
+    expect(challenge.header!.length).toBeLessThan(1000);
   });
 
   it('are v1 bodies without a header for a v1 route', () => {

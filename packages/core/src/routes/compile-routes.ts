@@ -1,22 +1,19 @@
+import { checkHttpUrl } from '../config/check-url';
+import { throwConfigProblems } from '../errors/config-error';
 import { TollboothError } from '../errors/tollbooth-error';
 import type { PaymentRequirements, PaymentRequirementsV1 } from '../protocol/schemas';
 import { V1_NETWORKS } from '../protocol/schemas';
 import type { SchemeServer } from '../scheme';
+import { buildChallenge, type Challenge } from './build-challenge';
+import { ROUTE_DEFAULTS } from './defaults';
 import { type NormalizedTarget, normalizeTarget } from './normalize-path';
+import { resolveAccepts } from './resolve-accepts';
+import { ASCII_PATH, compilePattern, type Pattern } from './route-pattern';
 import type { Availability, CanonicalRule, RouteConfig, RoutesConfig, SettleOrder } from './types';
 
-/** Defaults of a route's optional settings. */
-export const ROUTE_DEFAULTS = {
-  scheme: 'exact',
-  maxTimeoutSeconds: 60,
-  mimeType: 'application/json',
-  availability: 'active' as Availability,
-  retryAfterSeconds: 60,
-  settle: 'after-handler' as SettleOrder,
-  x402Version: 2 as 1 | 2,
-  /** Challenges cached per resource URL for routes whose URL varies (params, wildcards, no baseUrl). */
-  challengeCacheSize: 256,
-} as const;
+export type { Challenge };
+
+export { ROUTE_DEFAULTS };
 
 export interface CompileRoutesOptions {
   /** The schemes that turn prices into requirements. */
@@ -26,16 +23,6 @@ export interface CompileRoutesOptions {
    * URLs are built from it; without it they are built from each request's own origin.
    */
   baseUrl?: string;
-}
-
-/** A precomputed 402 challenge: the object, its header value and its body bytes. */
-export interface Challenge {
-  /** The PaymentRequired (v2) or v1 402 body object. Treat as read-only. */
-  object: Readonly<Record<string, unknown>>;
-  /** `PAYMENT-REQUIRED` header value (standard base64 of the JSON); absent for a v1 route. */
-  header?: string;
-  /** The JSON body bytes (the same JSON as the header). */
-  body: Uint8Array;
 }
 
 /** One paid route, compiled. */
@@ -104,54 +91,6 @@ export interface RouteTable {
 const KEY = /^(?:([A-Za-z]+|\*)\s+)?(\/\S*)$/;
 const AVAILABILITY: readonly Availability[] = ['active', 'paused', 'retired'];
 
-interface Pattern {
-  regex: RegExp;
-  params: string[];
-  literalLength: number;
-  wildcards: number;
-  /** The normalised path of a route without params or wildcards (what its regex matches, ignoring case). */
-  literal?: string;
-}
-
-/** Paths whose case-insensitive regex match is exactly lower-case equality. */
-const ASCII_PATH = /^[\x20-\x7e]*$/;
-
-function compilePattern(path: string): Pattern {
-  const normalized = normalizeTarget(path.replaceAll('*', '\u0000')).path.replaceAll('\u0000', '*');
-  const params: string[] = [];
-  let literalLength = 0;
-  let wildcards = 0;
-  let source = '';
-  const segments = normalized.split('/').slice(1);
-  segments.forEach((segment, index) => {
-    // `/x/*` also matches `/x` itself: fail closed.
-    if (segment === '*' && index === segments.length - 1) {
-      source += '(?:/.*)?';
-      wildcards++;
-      return;
-    }
-    source += '/';
-    const param = /^:([A-Za-z_][A-Za-z0-9_]*)$/.exec(segment);
-    if (param) {
-      params.push(param[1]!);
-      source += '([^/]+)';
-      return;
-    }
-    for (const part of segment.split(/(\*)/)) {
-      if (part === '*') {
-        wildcards++;
-        source += '.*';
-      } else {
-        literalLength += part.length;
-        source += part.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-      }
-    }
-  });
-  const pattern: Pattern = { regex: new RegExp(`^${source || '/'}$`, 'i'), params, literalLength, wildcards };
-  if (params.length === 0 && wildcards === 0) pattern.literal = normalized;
-  return pattern;
-}
-
 function allows(route: CompiledRoute, methods: readonly string[]): boolean {
   return route.method === '*' || methods.includes(route.method);
 }
@@ -178,14 +117,19 @@ const V1_NAMES: Record<string, string> = Object.fromEntries(
 export function compileRoutes(config: RoutesConfig, options: CompileRoutesOptions): RouteTable {
   const problems: string[] = [];
   const baseUrl = options.baseUrl === undefined ? undefined : stripSlash(options.baseUrl);
-  if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) {
-    problems.push(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
+  const baseUrlProblem = baseUrl === undefined ? undefined : checkHttpUrl('baseUrl', options.baseUrl);
+  if (baseUrlProblem) problems.push(baseUrlProblem);
+  if (!Array.isArray(options.schemes) || options.schemes.length === 0) {
+    problems.push('schemes needs at least one scheme server (e.g. createExactEvmScheme())');
+  }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) {
+    problems.push('routes must be an object keyed by "METHOD /path"');
   }
   const compiled: Array<CompiledRoute & { pattern: Pattern }> = [];
   const seen = new Map<string, string>();
-  let order = 0;
+  const schemes = Array.isArray(options.schemes) ? options.schemes : [];
 
-  for (const [key, route] of Object.entries(config)) {
+  for (const [key, route] of Object.entries(config ?? {})) {
     const at = `route "${key}"`;
     const parsedKey = KEY.exec(key.trim());
     if (!parsedKey) {
@@ -202,97 +146,30 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
       problems.push(`${at}: config must be an object`);
       continue;
     }
-    const x402Version = route.x402Version ?? ROUTE_DEFAULTS.x402Version;
-    if (x402Version !== 1 && x402Version !== 2) problems.push(`${at}: x402Version must be 1 or 2`);
-    const availability = route.availability ?? ROUTE_DEFAULTS.availability;
-    if (!AVAILABILITY.includes(availability)) {
-      problems.push(`${at}: availability must be one of ${AVAILABILITY.join(', ')}`);
-    }
-    const settle = route.settle ?? ROUTE_DEFAULTS.settle;
-    if (settle !== 'after-handler' && settle !== 'before-handler') {
-      problems.push(`${at}: settle must be "after-handler" or "before-handler"`);
-    }
-    const retryAfterSeconds = route.retryAfterSeconds ?? ROUTE_DEFAULTS.retryAfterSeconds;
-    if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 0) {
-      problems.push(`${at}: retryAfterSeconds must be a non-negative integer`);
-    }
-    let canonical: CanonicalRule | undefined;
-    if (route.canonical === true) {
-      if (baseUrl === undefined) problems.push(`${at}: canonical: true needs the baseUrl option`);
-      else canonical = { baseUrl };
-    } else if (route.canonical && typeof route.canonical === 'object') {
-      canonical = { ...route.canonical, baseUrl: stripSlash(route.canonical.baseUrl) };
-    }
-    if (canonical && (pattern.params.length > 0 || pattern.wildcards > 0)) {
-      problems.push(`${at}: a canonical rule needs an exact path (no :params or *)`);
-    }
-
-    const requirements: PaymentRequirements[] = [];
-    const options_ = Array.isArray(route.accepts) ? route.accepts : route.accepts ? [route.accepts] : [];
-    if (options_.length === 0) problems.push(`${at}: accepts needs at least one payment option`);
-    options_.forEach((option, i) => {
-      const where = `${at} accepts[${i}]`;
-      const schemeName = option.scheme ?? ROUTE_DEFAULTS.scheme;
-      const maxTimeoutSeconds = option.maxTimeoutSeconds ?? ROUTE_DEFAULTS.maxTimeoutSeconds;
-      if (typeof option.network !== 'string' || option.network === '') {
-        problems.push(`${where}: network is required`);
-        return;
-      }
-      if (typeof option.payTo !== 'string' || option.payTo === '')
-        problems.push(`${where}: payTo is required`);
-      if (!Number.isInteger(maxTimeoutSeconds) || maxTimeoutSeconds < 1) {
-        problems.push(`${where}: maxTimeoutSeconds must be a positive integer`);
-      }
-      if (x402Version === 1 && !V1_NAMES[option.network]) {
-        problems.push(`${where}: network ${option.network} has no x402 v1 name`);
-      }
-      const scheme = options.schemes.find(
-        (s) => s.scheme === schemeName && s.supportsNetwork(option.network),
-      );
-      if (!scheme) {
-        problems.push(`${where}: no scheme server for ${schemeName} on ${option.network}`);
-        return;
-      }
-      try {
-        const price = scheme.resolvePrice(option.price, option.network);
-        requirements.push({
-          scheme: schemeName,
-          network: option.network,
-          amount: price.amount,
-          asset: price.asset,
-          payTo: option.payTo,
-          maxTimeoutSeconds,
-          extra: { ...(price.extra ?? {}), ...(option.extra ?? {}) },
-        });
-      } catch (error) {
-        problems.push(`${where}: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    const settings = checkRouteSettings(route, { at, baseUrl, pattern, problems });
+    const requirements = resolveAccepts({
+      at,
+      accepts: route.accepts,
+      x402Version: settings.x402Version,
+      schemes,
+      problems,
     });
-
     compiled.push(
       buildRoute({
+        ...settings,
         key,
         method,
         path,
         pattern,
         config: route,
-        x402Version,
-        settle,
-        availability,
-        retryAfterSeconds,
-        canonical,
         requirements,
         baseUrl,
-        order: order++,
+        order: compiled.length,
       }),
     );
   }
 
-  if (problems.length > 0) {
-    throw new TollboothError('invalid_config', `invalid routes config:\n- ${problems.join('\n- ')}`, {
-      details: { problems },
-    });
-  }
+  throwConfigProblems('routes config', problems);
 
   // Most specific first: more literal characters, then fewer wildcards, then fewer params.
   compiled.sort(
@@ -370,6 +247,59 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
   return table;
 }
 
+type RouteSettings = Pick<
+  BuildRouteInput,
+  'x402Version' | 'settle' | 'availability' | 'retryAfterSeconds' | 'canonical'
+>;
+
+/** Checks a route's own settings (everything but `accepts`), with their defaults filled in. */
+function checkRouteSettings(
+  route: RouteConfig,
+  context: { at: string; baseUrl: string | undefined; pattern: Pattern; problems: string[] },
+): RouteSettings {
+  const { at, baseUrl, pattern, problems } = context;
+  const x402Version = route.x402Version ?? ROUTE_DEFAULTS.x402Version;
+  if (x402Version !== 1 && x402Version !== 2) problems.push(`${at}: x402Version must be 1 or 2`);
+  const availability = route.availability ?? ROUTE_DEFAULTS.availability;
+  if (!AVAILABILITY.includes(availability)) {
+    problems.push(`${at}: availability must be one of ${AVAILABILITY.join(', ')}`);
+  }
+  const settle = route.settle ?? ROUTE_DEFAULTS.settle;
+  if (settle !== 'after-handler' && settle !== 'before-handler') {
+    problems.push(`${at}: settle must be "after-handler" or "before-handler"`);
+  }
+  const retryAfterSeconds = route.retryAfterSeconds ?? ROUTE_DEFAULTS.retryAfterSeconds;
+  if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 0) {
+    problems.push(`${at}: retryAfterSeconds must be a non-negative integer`);
+  }
+  for (const name of ['description', 'mimeType'] as const) {
+    if (route[name] !== undefined && typeof route[name] !== 'string')
+      problems.push(`${at}: ${name} must be a string`);
+  }
+  for (const name of ['extensions', 'headerExtensions'] as const) {
+    const value = route[name];
+    if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      problems.push(`${at}: ${name} must be an object keyed by extension name`);
+    }
+  }
+  let canonical: CanonicalRule | undefined;
+  if (route.canonical === true) {
+    if (baseUrl === undefined) problems.push(`${at}: canonical: true needs the baseUrl option`);
+    else canonical = { baseUrl };
+  } else if (route.canonical && typeof route.canonical === 'object') {
+    const urlProblem = checkHttpUrl('canonical.baseUrl', route.canonical.baseUrl);
+    if (urlProblem) problems.push(`${at}: ${urlProblem}`);
+    else canonical = { ...route.canonical, baseUrl: stripSlash(route.canonical.baseUrl) };
+  } else if (route.canonical !== undefined && route.canonical !== false) {
+    problems.push(`${at}: canonical must be true, false or { baseUrl, allowQuery?, checkOrigin? }`);
+  }
+  if (canonical && (pattern.params.length > 0 || pattern.wildcards > 0)) {
+    problems.push(`${at}: a canonical rule needs an exact path (no :params or *)`);
+  }
+  const settings: RouteSettings = { x402Version, settle, availability, retryAfterSeconds, canonical };
+  return settings;
+}
+
 interface BuildRouteInput {
   key: string;
   method: string;
@@ -413,20 +343,18 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern 
       extra: r.extra,
     }));
 
-  const build = (resource: string, error: string): Challenge => {
-    if (input.x402Version === 1) {
-      const object = { x402Version: 1, error, accepts: requirementsV1(resource) };
-      return { object, body: Buffer.from(JSON.stringify(object), 'utf8') };
-    }
-    const info: Record<string, string> = { url: resource };
-    if (description) info['description'] = description;
-    info['mimeType'] = mimeType;
-    const object: Record<string, unknown> = { x402Version: 2, error, resource: info, accepts: requirements };
-    if (config.extensions && Object.keys(config.extensions).length > 0)
-      object['extensions'] = config.extensions;
-    const json = JSON.stringify(object);
-    return { object, header: Buffer.from(json, 'utf8').toString('base64'), body: Buffer.from(json, 'utf8') };
-  };
+  const build = (resource: string, error: string): Challenge =>
+    buildChallenge({
+      x402Version: input.x402Version,
+      resource,
+      error,
+      description,
+      mimeType,
+      requirements,
+      requirementsV1,
+      extensions: config.extensions,
+      headerExtensions: config.headerExtensions,
+    });
 
   const route = {
     key: input.key,

@@ -54,8 +54,15 @@ export interface RouteConfig {
   canonical?: boolean | CanonicalRule;
   /** Serve this route with x402 v1 (challenge in the body, v1 fields and network names). Default 2. */
   x402Version?: 1 | 2;
-  /** Extensions added to the challenge (e.g. `bazaar`). */
+  /** Extensions added to the challenge (e.g. `bazaar`), in the 402 body and, unless overridden, the header. */
   extensions?: Record<string, unknown>;
+  /**
+   * Extensions as the `PAYMENT-REQUIRED` header carries them, by name, over `extensions`: a
+   * lighter form of one too big for a response head (proxies answer 502 past 4–8 KB of head;
+   * `addBazaarExtensions` puts the bazaar extension here without its output schema). The 402 body
+   * keeps `extensions` whole. Clients read the header, so this is what they echo when paying.
+   */
+  headerExtensions?: Record<string, unknown>;
   /** Discovery metadata (catalog, OpenAPI, bazaar): filled by `@tollbooth/core` discovery. */
   discovery?: RouteDiscovery;
 }

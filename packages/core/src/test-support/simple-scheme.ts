@@ -31,6 +31,8 @@ export function createSimpleScheme(): SimpleScheme {
     reconcileAnswer: { status: 'unknown', message: 'no answer scripted' },
     reconcileCalls: 0,
     supportsNetwork: (network) => network.startsWith('eip155:'),
+    checkAddress: (address) =>
+      /^0x[0-9a-fA-F]{40}$/.test(address) ? undefined : `is ${JSON.stringify(address)}, not an address`,
     resolvePrice(price: Price): AssetAmount {
       if (typeof price === 'object') return price;
       if (typeof price === 'string' && !price.startsWith('$') && !/^[\d.]+$/.test(price)) {

@@ -5,6 +5,7 @@ import { EXACT_SCHEME } from '../constants';
 import { EvmErrorCode, EvmSchemeError } from '../errors';
 import { reconcileExactEvmPayment } from '../reconcile/reconcile-exact-evm-payment';
 import type { RecoveryBackend } from '../signature/recovery-backends';
+import { checkEvmAddress } from '../utils/check-evm-address';
 import { getChainId } from '../utils/get-chain-id';
 import { preVerifyExactEvmPayment } from './pre-verify-exact-evm-payment';
 import { resolveExactEvmPrice } from './resolve-exact-evm-price';
@@ -99,6 +100,7 @@ export function createExactEvmScheme(
   const scheme: SchemeServer = {
     scheme: EXACT_SCHEME,
     supportsNetwork: (network) => network === 'eip155:*' || getChainId(network) !== undefined,
+    checkAddress: (address) => checkEvmAddress({ address }),
     resolvePrice: (price, network) => resolveExactEvmPrice({ price, network, assets }),
     preVerify: (payload, requirements, now) =>
       preVerifyExactEvmPayment({

@@ -1,8 +1,9 @@
 import { type AssetAmount, type Price, toAtomicAmount } from '@tollbooth/core';
-import { getAddress, isAddress } from 'viem';
+import { getAddress } from 'viem';
 import type { EvmAsset } from '../assets/define-asset';
 import { findAsset } from '../assets/find-asset';
 import { EvmErrorCode, EvmSchemeError } from '../errors';
+import { checkEvmAddress } from '../utils/check-evm-address';
 
 export interface ResolveExactEvmPriceParameters {
   price: Price;
@@ -46,8 +47,8 @@ export function resolveExactEvmPrice(
   const problems: string[] = [];
   if (typeof price.amount !== 'string' || !/^\d+$/.test(price.amount))
     problems.push(`amount "${String(price.amount)}" must be a decimal string of atomic units`);
-  if (typeof price.asset !== 'string' || !isAddress(price.asset, { strict: false }))
-    problems.push(`asset "${String(price.asset)}" must be a token address`);
+  const assetProblem = checkEvmAddress({ address: price.asset });
+  if (assetProblem) problems.push(`asset ${assetProblem}`);
   if (problems.length > 0) {
     throw new EvmSchemeError(EvmErrorCode.invalidPrice, `Invalid price: ${problems.join('; ')}`, problems);
   }

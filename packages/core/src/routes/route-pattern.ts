@@ -1,0 +1,54 @@
+import { normalizeTarget } from './normalize-path';
+
+/** A route path compiled for matching, with what orders routes by specificity. */
+export interface Pattern {
+  regex: RegExp;
+  params: string[];
+  literalLength: number;
+  wildcards: number;
+  /** The normalised path of a route without params or wildcards (what its regex matches, ignoring case). */
+  literal?: string;
+}
+
+/** Paths whose case-insensitive regex match is exactly lower-case equality. */
+export const ASCII_PATH = /^[\x20-\x7e]*$/;
+
+/**
+ * Compiles a declared path (`/tx/:txid`, `/api/v1/ai/*`) into a case-insensitive regex over the
+ * normalised path; a trailing `/*` also matches the path without it (fail closed).
+ */
+export function compilePattern(path: string): Pattern {
+  const normalized = normalizeTarget(path.replaceAll('*', '\u0000')).path.replaceAll('\u0000', '*');
+  const params: string[] = [];
+  let literalLength = 0;
+  let wildcards = 0;
+  let source = '';
+  const segments = normalized.split('/').slice(1);
+  segments.forEach((segment, index) => {
+    // `/x/*` also matches `/x` itself: fail closed.
+    if (segment === '*' && index === segments.length - 1) {
+      source += '(?:/.*)?';
+      wildcards++;
+      return;
+    }
+    source += '/';
+    const param = /^:([A-Za-z_][A-Za-z0-9_]*)$/.exec(segment);
+    if (param) {
+      params.push(param[1]!);
+      source += '([^/]+)';
+      return;
+    }
+    for (const part of segment.split(/(\*)/)) {
+      if (part === '*') {
+        wildcards++;
+        source += '.*';
+      } else {
+        literalLength += part.length;
+        source += part.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+      }
+    }
+  });
+  const pattern: Pattern = { regex: new RegExp(`^${source || '/'}$`, 'i'), params, literalLength, wildcards };
+  if (params.length === 0 && wildcards === 0) pattern.literal = normalized;
+  return pattern;
+}
