@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { AUDITS, renderAuditsMarkdown } from '@tollbooth/conformance';
+import {
+  AUDITS,
+  FACILITATOR_AUDITS,
+  renderAuditsMarkdown,
+  withFacilitatorTable,
+} from '@tollbooth/conformance';
 import { describe, expect, it } from 'vitest';
 
 /** Table rows without padding, so a Markdown formatter's alignment does not count as drift. */
@@ -18,6 +23,16 @@ describe('docs/audits.md', () => {
   it('lists every audit id once', () => {
     const committed = readFileSync(new URL('../docs/audits.md', import.meta.url), 'utf8');
     for (const audit of AUDITS) {
+      expect(committed.match(new RegExp(`^\\| ${audit.id} +\\|`, 'gm'))).toHaveLength(1);
+    }
+  });
+});
+
+describe('docs/conformance.md', () => {
+  it('holds the facilitator table generated from the audit list (run packages/conformance/scripts/write-audits-doc.ts)', () => {
+    const committed = readFileSync(new URL('../docs/conformance.md', import.meta.url), 'utf8');
+    expect(normalize(committed)).toBe(normalize(withFacilitatorTable(committed)));
+    for (const audit of FACILITATOR_AUDITS) {
       expect(committed.match(new RegExp(`^\\| ${audit.id} +\\|`, 'gm'))).toHaveLength(1);
     }
   });

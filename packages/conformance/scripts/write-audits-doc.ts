@@ -1,8 +1,12 @@
-// Writes docs/audits.md from the audit list (test/audits-doc.test.ts checks it stays in sync).
-import { writeFileSync } from 'node:fs';
+// Writes docs/audits.md and the facilitator table of docs/conformance.md from the audit lists
+// (test/audits-doc.test.ts checks they stay in sync).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderAuditsMarkdown } from '../src/audits-table';
+import { renderAuditsMarkdown, withFacilitatorTable } from '../src/audits-table';
 
-const target = fileURLToPath(new URL('../../../docs/audits.md', import.meta.url));
-writeFileSync(target, renderAuditsMarkdown());
-console.log(`wrote ${target}`);
+const audits = fileURLToPath(new URL('../../../docs/audits.md', import.meta.url));
+writeFileSync(audits, renderAuditsMarkdown());
+console.log(`wrote ${audits}`);
+const conformance = fileURLToPath(new URL('../../../docs/conformance.md', import.meta.url));
+writeFileSync(conformance, withFacilitatorTable(readFileSync(conformance, 'utf8')));
+console.log(`wrote ${conformance}`);

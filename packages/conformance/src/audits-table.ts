@@ -1,16 +1,49 @@
 import { AUDITS } from './audits/index';
+import { FACILITATOR_AUDITS } from './facilitator/run';
+import type { FacilitatorAudit } from './facilitator/types';
 import type { Audit } from './types';
+
+/** A Markdown table padded like the repository's Markdown formatter pads it. */
+function table(cells: string[][]): string[] {
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)];
+}
+
+/** Marks the generated facilitator table inside docs/conformance.md. */
+export const FACILITATOR_TABLE_START =
+  '<!-- facilitator-audits:start (generated; see scripts/write-audits-doc.ts) -->';
+export const FACILITATOR_TABLE_END = '<!-- facilitator-audits:end -->';
+
+/** The facilitator audit table of docs/conformance.md. */
+export function renderFacilitatorAuditsMarkdown(
+  audits: readonly FacilitatorAudit[] = FACILITATOR_AUDITS,
+): string {
+  const endpoint = { supported: 'GET /supported', verify: 'POST /verify', settle: 'POST /settle' } as const;
+  const rows = audits.map((a) => [a.id, a.level, endpoint[a.endpoint], a.sentence]);
+  return table([['Id', 'Level', 'Endpoint', 'Rule'], ...rows]).join('\n');
+}
+
+/** `markdown` with its generated facilitator table replaced by the current one. */
+export function withFacilitatorTable(markdown: string): string {
+  const start = markdown.indexOf(FACILITATOR_TABLE_START);
+  const end = markdown.indexOf(FACILITATOR_TABLE_END);
+  if (start < 0 || end < start) throw new Error('the facilitator table markers are missing');
+  return `${markdown.slice(0, start + FACILITATOR_TABLE_START.length)}\n\n${renderFacilitatorAuditsMarkdown()}\n\n${markdown.slice(end)}`;
+}
 
 /** Renders docs/audits.md from the audit list, so the documentation cannot drift from the code. */
 export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string {
-  const cells = [
-    ['Id', 'Level', 'Target', 'Rule'],
-    ...audits.map((a) => [a.id, a.level, a.needs === 'server' ? 'any server' : 'fixture', a.sentence]),
-  ];
-  // Padded like the repository's Markdown formatter does, so formatting leaves the file alone.
-  const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
-  const rows = [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)];
+  const rows = table([
+    ['Id', 'Level', 'Profile', 'Target', 'Rule'],
+    ...audits.map((a) => [
+      a.id,
+      a.level,
+      a.profile,
+      a.needs === 'server' ? 'any server' : 'fixture',
+      a.sentence,
+    ]),
+  ]);
   return [
     '# Resource-server audits',
     '',
@@ -19,17 +52,25 @@ export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string 
     '     test/audits-doc.test.ts fails when this file and the list disagree. -->',
     '',
     'Every Tollbooth adapter (Express, Fastify, Koa) must pass every audit below; `test/audits.test.ts`',
-    'runs the whole list against each through a real in-process server. Ids are stable and never',
+    'runs the whole list against each through a real in-process server, and `test/audits-broken.test.ts`',
+    'shows each audit failing against a server broken in the way it checks. Ids are stable and never',
     'reused. The level is an RFC 2119 keyword.',
     '',
+    '- **Profile** `x402`: a rule of the x402 specification (or, where it is silent, of the official',
+    '  packages that clients rely on); any x402 server must keep it. `tollbooth`: Tollbooth’s own profile',
+    '  (its error vocabulary, HEAD and CORS handling, request-target rules, availability, ledger',
+    '  guarantees); other servers need not follow it.',
     '- **fixture** audits need a server built around `createAuditFixture()` from `@tollbooth/conformance`:',
     '  its routes, a scripted facilitator double and a scheme double whose payments the suite builds.',
     '- **any server** audits need only HTTP and the paths of the routes; the CLI runs them against any',
-    '  running server:',
+    '  running server (`--profile tollbooth` adds the Tollbooth profile to the x402 rules):',
     '',
     '```sh',
-    'tollbooth-conformance http://localhost:4021 --paid /api/v1/fees/now --free /healthz',
+    'tollbooth-conformance http://localhost:3000 --paid /api/v1/fees/now --canonical /api/v1/fees/now \\',
+    '  --free /api/v1/fees/preview --profile tollbooth',
     '```',
+    '',
+    'The facilitator audits are in [`conformance.md`](conformance.md#facilitator-audits).',
     '',
     ...rows,
     '',

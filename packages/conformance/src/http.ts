@@ -12,7 +12,58 @@ export interface Answer {
   text: string;
 }
 
+/** The target kept answering 429 beyond the wait the run allows: the rule was not judged. */
+export class RateLimited extends Error {
+  override readonly name = 'RateLimited';
+}
+
+/** The target could not be reached (refused, reset, unknown host, no answer). */
+export class TargetUnreachable extends Error {
+  override readonly name = 'TargetUnreachable';
+}
+
 const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const FIRST_WAIT_MS = 1_000;
+
+/** How long a 429 asks to wait: its Retry-After (seconds or an HTTP date), else `fallbackMs`. */
+export function retryAfterMs(answer: Answer, fallbackMs: number): number {
+  const value = answer.header('retry-after')?.trim();
+  if (value && /^\d+$/.test(value)) return Number(value) * 1000;
+  const date = value ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(date) ? fallbackMs : Math.max(0, date - Date.now());
+}
+
+/**
+ * Sends a request, waiting out 429 answers within the audit's allowance (`ctx.rateLimit`), so a
+ * rate limiter in front of the target is never mistaken for a broken rule.
+ */
+async function withRateLimit(ctx: AuditContext, what: string, send: () => Promise<Answer>): Promise<Answer> {
+  let fallback = FIRST_WAIT_MS;
+  for (;;) {
+    const answer = await send();
+    if (answer.status !== 429) return answer;
+    const limit = ctx.rateLimit;
+    const wait = retryAfterMs(answer, fallback);
+    if (!limit || limit.waitedMs + wait > limit.maxWaitMs) {
+      const left = Math.max(0, Math.floor(((limit?.maxWaitMs ?? 0) - (limit?.waitedMs ?? 0)) / 1000));
+      throw new RateLimited(
+        `${what} answered 429 (rate limited) asking to wait ${Math.ceil(wait / 1000)} s, beyond the ${left} s of waiting left to this audit`,
+      );
+    }
+    limit.waitedMs += wait;
+    limit.onWait?.(wait, what);
+    fallback *= 2;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** Why a request could not be sent, in one line. */
+function unreachable(url: string, error: unknown): TargetUnreachable {
+  const cause = (error as { cause?: unknown })?.cause;
+  const inner = cause instanceof Error ? cause : error;
+  const text = inner instanceof Error ? ((inner as { code?: string }).code ?? inner.message) : String(inner);
+  return new TargetUnreachable(`cannot reach ${url}: ${text}`);
+}
 
 /** Sends a request through the context's `fetch` (an origin-form path the URL parser keeps). */
 export async function send(
@@ -20,12 +71,19 @@ export async function send(
   path: string,
   init: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const response = await ctx.fetch(new URL(path, ctx.baseUrl), {
-    method: init.method ?? 'GET',
-    ...(init.headers ? { headers: init.headers } : {}),
+  const url = new URL(path, ctx.baseUrl);
+  const method = init.method ?? 'GET';
+  return withRateLimit(ctx, `${method} ${path}`, async () => {
+    let response: Response;
+    let text: string;
+    try {
+      response = await ctx.fetch(url, { method, ...(init.headers ? { headers: init.headers } : {}) });
+      text = await response.text();
+    } catch (error) {
+      throw unreachable(url.origin, error);
+    }
+    return { status: response.status, header: (name) => response.headers.get(name) ?? undefined, text };
   });
-  const text = await response.text();
-  return { status: response.status, header: (name) => response.headers.get(name) ?? undefined, text };
 }
 
 /**
@@ -33,6 +91,10 @@ export async function send(
  * `http://other/a`), which `fetch` would normalise or refuse.
  */
 export function sendRaw(ctx: AuditContext, target: string, method = 'GET'): Promise<Answer> {
+  return withRateLimit(ctx, `${method} ${target}`, () => sendRawOnce(ctx, target, method));
+}
+
+function sendRawOnce(ctx: AuditContext, target: string, method: string): Promise<Answer> {
   const url = new URL(ctx.baseUrl);
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -48,10 +110,10 @@ export function sendRaw(ctx: AuditContext, target: string, method = 'GET'): Prom
           };
           resolve({ status: res.statusCode ?? 0, header, text: Buffer.concat(chunks).toString('utf8') });
         });
-        res.on('error', reject);
+        res.on('error', (error) => reject(unreachable(url.origin, error)));
       },
     );
-    req.on('error', reject);
+    req.on('error', (error) => reject(unreachable(url.origin, error)));
     req.end();
   });
 }

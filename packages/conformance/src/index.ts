@@ -1,5 +1,5 @@
-// @tollbooth/conformance: one audit list, with stable ids and RFC 2119 sentences, that proves an
-// x402 resource server behaves as Tollbooth requires; framework-agnostic (it only speaks HTTP).
+// @tollbooth/conformance: audits with stable ids and RFC 2119 sentences that judge x402 resource
+// servers (over HTTP, any framework) and facilitators (over their HTTP API, on a real chain).
 
 export { type AuditFacilitator, createAuditFacilitator } from './audit-facilitator';
 export { AuditFailure, check, checkEqual } from './audit-failure';
@@ -14,7 +14,8 @@ export {
   createAuditScheme,
 } from './audit-scheme';
 export { AUDITS } from './audits/index';
-export { renderAuditsMarkdown } from './audits-table';
+export { renderAuditsMarkdown, renderFacilitatorAuditsMarkdown, withFacilitatorTable } from './audits-table';
+export * from './facilitator/index';
 export {
   AUDIT_EXPOSED_HEADER,
   AUDIT_HANDLER_COOKIE,
@@ -26,10 +27,19 @@ export {
   auditCorsHeaders,
   createAuditFixture,
 } from './fixture';
+export { RateLimited, retryAfterMs, TargetUnreachable } from './http';
+export {
+  type AuditStatus,
+  type AuditSummary,
+  exitCodeOf,
+  summarize,
+} from './results';
 export {
   type AuditResult,
   type AuditServer,
   type AuditTarget,
+  auditsOf,
+  probeServer,
   type RunAuditsOptions,
   runAudit,
   runAudits,

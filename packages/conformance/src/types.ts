@@ -3,6 +3,13 @@ import type { PaymentRequired, PaymentRequirements } from '@tollbooth/core';
 /** RFC 2119 level of an audit. */
 export type AuditLevel = 'MUST' | 'SHOULD';
 
+/**
+ * Where a rule comes from: `x402`, the x402 specification (or, where it is silent, what the
+ * official packages do and clients rely on); `tollbooth`, Tollbooth's own profile (its error
+ * vocabulary, HEAD and CORS handling, ledger guarantees), which other x402 servers need not follow.
+ */
+export type AuditProfile = 'x402' | 'tollbooth';
+
 /** Paths of the target server the audits use; a `undefined` path skips the audits that need it. */
 export interface AuditPaths {
   /** A paid route whose handler answers 200. */
@@ -63,6 +70,12 @@ export interface AuditContext {
   paths: AuditPaths;
   /** Present when the suite built the target (see `createAuditFixture`). */
   control?: AuditControl;
+  /**
+   * How 429 answers are handled: each is waited out (its Retry-After, else 1 s doubling) and the
+   * request sent again, until the audit has waited `maxWaitMs` in all; then the audit is reported
+   * `rate_limited`. Default: no waiting.
+   */
+  rateLimit?: { maxWaitMs: number; waitedMs: number; onWait?(ms: number, what: string): void };
 }
 
 /** One audit: a stable id, an RFC 2119 sentence and the check. */
@@ -70,6 +83,7 @@ export interface Audit {
   /** Stable id, e.g. `A402-01`; never reused for another rule. */
   readonly id: string;
   readonly level: AuditLevel;
+  readonly profile: AuditProfile;
   /** The rule, e.g. `MUST answer 402 with PAYMENT-REQUIRED when no payment header is sent`. */
   readonly sentence: string;
   /** `control`: needs the scripted doubles; `server`: runs against any server given its paths. */

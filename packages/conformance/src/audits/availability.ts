@@ -6,6 +6,7 @@ export const availabilityAudits = [
   defineAudit({
     id: 'AAVL-01',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST answer a paused route with 503 resource_paused and Retry-After, without a payment challenge',
     needs: 'server',
@@ -31,6 +32,7 @@ export const availabilityAudits = [
   defineAudit({
     id: 'AAVL-02',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST answer a retired route with 410 resource_retired, without a payment challenge',
     needs: 'server',
     uses: ['retired'],
@@ -45,6 +47,7 @@ export const availabilityAudits = [
   defineAudit({
     id: 'AAVL-03',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST answer a non-canonical request (a query string) to a canonical route with 400 non_canonical_request, and challenge the canonical URL',
     needs: 'server',

@@ -13,6 +13,7 @@ export const corsAudits = [
   defineAudit({
     id: 'ACORS-01',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST expose PAYMENT-REQUIRED through Access-Control-Expose-Headers on a 402',
     needs: 'server',
     async run(ctx) {
@@ -24,6 +25,7 @@ export const corsAudits = [
   defineAudit({
     id: 'ACORS-02',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST expose PAYMENT-RESPONSE through Access-Control-Expose-Headers on a paid answer',
     needs: 'control',
     async run(ctx) {
@@ -36,6 +38,7 @@ export const corsAudits = [
   defineAudit({
     id: 'ACORS-03',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST let an OPTIONS preflight of a paid route through untouched (no 402, no challenge)',
     needs: 'server',
     async run(ctx) {
@@ -54,6 +57,7 @@ export const corsAudits = [
   defineAudit({
     id: 'ACORS-04',
     level: 'SHOULD',
+    profile: 'tollbooth',
     sentence:
       'SHOULD keep the headers middleware before it set (Access-Control-Allow-Origin) on a 402, and add to their Access-Control-Expose-Headers',
     needs: 'control',
@@ -73,6 +77,7 @@ export const corsAudits = [
   defineAudit({
     id: 'APASS-01',
     level: 'MUST',
+    profile: 'x402',
     sentence: 'MUST pass requests to free routes through untouched',
     needs: 'server',
     uses: ['free'],
@@ -87,6 +92,7 @@ export const corsAudits = [
   defineAudit({
     id: 'APASS-02',
     level: 'MUST',
+    profile: 'x402',
     sentence: 'MUST ignore a payment header sent to a free route: no verification, no settlement',
     needs: 'control',
     uses: ['free'],

@@ -1,5 +1,5 @@
 import { check, checkEqual } from '../audit-failure';
-import { challengeOf, decodeHeader } from '../http';
+import { type Answer, challengeOf, decodeHeader, TargetUnreachable } from '../http';
 import {
   checkNotRun,
   checkRejected,
@@ -13,16 +13,68 @@ import {
 /** A JSON value whose base64 holds `+` and `/`, so the URL-safe alphabet differs from the standard one. */
 const SPIKY = { x402Version: 2, note: '??>>??>>~~~' };
 
+/** A URL-safe spelling of a standard base64 value that holds `+` or `/`. */
+const urlSafeOf = (value: string) => value.replaceAll('+', '-').replaceAll('/', '_');
+
+/**
+ * Fails unless a payment header was refused the way the x402 HTTP transport allows: 402 with a
+ * fresh PAYMENT-REQUIRED challenge, or 400 (an invalid payment).
+ */
+function checkRefused(answer: Answer, what: string): void {
+  check(
+    answer.status === 402 || answer.status === 400,
+    `${what} answered ${answer.status}, expected 402 with a challenge or 400: ${answer.text.slice(0, 160)}`,
+  );
+  if (answer.status !== 402) return;
+  const challenge = decodeHeader(answer, 'payment-required');
+  check(
+    typeof challenge['x402Version'] === 'number' && Array.isArray(challenge['accepts']),
+    `${what}: the PAYMENT-REQUIRED of the 402 is not a challenge: ${JSON.stringify(challenge).slice(0, 160)}`,
+  );
+}
+
+/** A padded base64 JSON payment header (its JSON grown by a key until the encoding needs padding). */
+function paddedHeader(): string {
+  for (let i = 0; ; i++) {
+    const value = encodeJson({ x402Version: 2, payload: 'nothing', pad: 'x'.repeat(i) });
+    if (value.endsWith('=')) return value;
+  }
+}
+
+/** What an answer says about a refused payment: its status and the error of its challenge. */
+function verdictOf(answer: Answer): string {
+  const header = answer.header('payment-required');
+  const error = header ? (decodeHeader(answer, 'payment-required')['error'] ?? null) : null;
+  return `${answer.status} ${JSON.stringify(error)}`;
+}
+
+/** An x402 rule: a broken payment header is refused, whatever the server calls the problem. */
+const refusal = (id: string, what: string, value: () => string) =>
+  defineAudit({
+    id,
+    level: 'MUST',
+    profile: 'x402',
+    sentence: `MUST refuse a payment header ${what} with 402 and a PAYMENT-REQUIRED challenge (or 400), never serving the resource`,
+    needs: 'server',
+    async run(ctx) {
+      checkRefused(await sendPayment(ctx, ctx.paths.paid, value()), `a payment header ${what}`);
+      checkNotRun(ctx);
+    },
+  });
+
+const V1_PAYLOAD = { x402Version: 1, scheme: 'exact', network: 'base', payload: { signature: '0x00' } };
+
 export const decodingAudits = [
   defineAudit({
     id: 'ADEC-01',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST refuse a payment header in URL-safe base64 with 402 payment_header_invalid_base64',
     needs: 'server',
     async run(ctx) {
       const standard = encodeJson(SPIKY);
       check(/[+/]/.test(standard), 'the probe does not exercise the alphabet');
-      const urlSafe = standard.replaceAll('+', '-').replaceAll('/', '_');
+      const urlSafe = urlSafeOf(standard);
       checkRejected(await sendPayment(ctx, ctx.paths.paid, urlSafe), 'payment_header_invalid_base64');
       checkNotRun(ctx);
     },
@@ -30,6 +82,7 @@ export const decodingAudits = [
   defineAudit({
     id: 'ADEC-02',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST refuse whitespace inside a payment header with 402 payment_header_invalid_base64',
     needs: 'server',
     async run(ctx) {
@@ -41,6 +94,7 @@ export const decodingAudits = [
   defineAudit({
     id: 'ADEC-03',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST accept a payment header whose base64 padding is missing',
     needs: 'server',
     async run(ctx) {
@@ -65,6 +119,7 @@ export const decodingAudits = [
   defineAudit({
     id: 'ADEC-04',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST answer a payment header that is not JSON with 402 payment_header_invalid_json',
     needs: 'server',
     async run(ctx) {
@@ -75,6 +130,7 @@ export const decodingAudits = [
   defineAudit({
     id: 'ADEC-05',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST answer JSON that is not a PaymentPayload with 402 payment_payload_invalid',
     needs: 'server',
     async run(ctx) {
@@ -85,10 +141,14 @@ export const decodingAudits = [
   defineAudit({
     id: 'ADEC-06',
     level: 'MUST',
+    profile: 'x402',
     sentence: 'MUST refuse a 64 KiB payment header with 402 or 431, never running the handler',
     needs: 'server',
     async run(ctx) {
-      const answer = await sendPayment(ctx, ctx.paths.paid, 'A'.repeat(64 * 1024)).catch(() => undefined);
+      const answer = await sendPayment(ctx, ctx.paths.paid, 'A'.repeat(64 * 1024)).catch((error: unknown) => {
+        if (error instanceof TargetUnreachable) return undefined;
+        throw error;
+      });
       // A server may also drop the connection on an oversize head: that refuses it too.
       if (answer) check([402, 431].includes(answer.status), `status of an oversize header: ${answer.status}`);
       checkNotRun(ctx);
@@ -97,6 +157,7 @@ export const decodingAudits = [
   defineAudit({
     id: 'ADEC-07',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST answer a payment header longer than the configured cap with 402 payment_header_too_large',
     needs: 'control',
     async run(ctx) {
@@ -108,6 +169,7 @@ export const decodingAudits = [
   defineAudit({
     id: 'ADEC-08',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST accept the legacy X-PAYMENT header and answer with X-PAYMENT-RESPONSE',
     needs: 'control',
     async run(ctx) {
@@ -124,11 +186,42 @@ export const decodingAudits = [
   defineAudit({
     id: 'ADEC-09',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST answer a v1 payment on a v2 route with 402 payment_version_mismatch',
     needs: 'server',
     async run(ctx) {
-      const v1 = { x402Version: 1, scheme: 'exact', network: 'base', payload: { signature: '0x00' } };
-      checkRejected(await sendPayment(ctx, ctx.paths.paid, encodeJson(v1)), 'payment_version_mismatch');
+      checkRejected(
+        await sendPayment(ctx, ctx.paths.paid, encodeJson(V1_PAYLOAD)),
+        'payment_version_mismatch',
+      );
+      checkNotRun(ctx);
+    },
+  }),
+  refusal('ADEC-10', 'in URL-safe base64', () => urlSafeOf(encodeJson(SPIKY))),
+  refusal('ADEC-11', 'with whitespace inside', () => {
+    const value = encodeJson({ x402Version: 2 });
+    return `${value.slice(0, 8)} ${value.slice(8)}`;
+  }),
+  refusal('ADEC-12', 'that is not JSON', () => Buffer.from('this is not json', 'utf8').toString('base64')),
+  refusal('ADEC-13', 'whose JSON is not a PaymentPayload', () =>
+    encodeJson({ x402Version: 2, payload: 'nothing' }),
+  ),
+  refusal('ADEC-14', 'carrying an x402 v1 payload on a v2 route', () => encodeJson(V1_PAYLOAD)),
+  defineAudit({
+    id: 'ADEC-15',
+    level: 'SHOULD',
+    profile: 'x402',
+    sentence: 'SHOULD answer a payment header without its base64 padding as it answers the padded header',
+    needs: 'server',
+    async run(ctx) {
+      const padded = paddedHeader();
+      const withPadding = await sendPayment(ctx, ctx.paths.paid, padded);
+      const without = await sendPayment(ctx, ctx.paths.paid, padded.replace(/=+$/, ''));
+      checkEqual(
+        verdictOf(without),
+        verdictOf(withPadding),
+        'the answer without padding against the padded one',
+      );
       checkNotRun(ctx);
     },
   }),

@@ -29,6 +29,7 @@ const variant = (id: string, what: string, make: (path: string, ctx: AuditContex
   defineAudit({
     id,
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: `MUST NOT serve a paid route unpaid through ${what}`,
     needs: 'server',
     run: (ctx) => checkGated(ctx, make(ctx.paths.paid, ctx)),

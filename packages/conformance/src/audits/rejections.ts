@@ -125,6 +125,7 @@ const rejectionAudit = (r: Rejection): Audit =>
   defineAudit({
     id: r.id,
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: `MUST answer a payment ${r.what} with 402, a fresh challenge and error ${r.code}`,
     needs: 'control',
     async run(ctx: AuditContext) {
@@ -143,6 +144,7 @@ export const rejectionAudits: Audit[] = [
   defineAudit({
     id: 'AREJ-15',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST answer a settlement the facilitator refuses with 402 payment_settlement_failed and a failed PAYMENT-RESPONSE, withholding the handler body',
     needs: 'control',
@@ -158,6 +160,7 @@ export const rejectionAudits: Audit[] = [
   defineAudit({
     id: 'AREJ-16',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST answer a payment settled for one resource and sent to another with 402 payment_already_used',
     needs: 'control',

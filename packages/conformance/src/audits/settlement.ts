@@ -27,6 +27,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-01',
     level: 'MUST',
+    profile: 'x402',
     sentence:
       'MUST answer a valid payment with the handler response and a successful PAYMENT-RESPONSE receipt',
     needs: 'control',
@@ -47,6 +48,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-02',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST give the handler the accepted payment (its payer)',
     needs: 'control',
     async run(ctx) {
@@ -58,6 +60,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-03',
     level: 'MUST',
+    profile: 'x402',
     sentence:
       'MUST NOT settle when the handler answers with a status of 400 or more, and pass that answer on',
     needs: 'control',
@@ -75,6 +78,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-13',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST NOT send the headers a handler set (such as Set-Cookie) when a failed settlement replaces its answer',
     needs: 'control',
@@ -93,6 +97,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-04',
     level: 'MUST',
+    profile: 'x402',
     sentence: 'MUST NOT settle when the handler throws',
     needs: 'control',
     uses: ['throwing'],
@@ -109,6 +114,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-05',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence: 'MUST release a payment whose handler failed, so the same payload can pay afterwards',
     needs: 'control',
     uses: ['failing', 'throwing'],
@@ -129,6 +135,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-06',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST answer 502 settlement_uncertain, retryable, with retry.instruction retry_exact_payment_payload when settlement times out',
     needs: 'control',
@@ -150,6 +157,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-07',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST answer a retry of the exact payload with 200 and the stored response once the uncertain settlement turns out to have landed',
     needs: 'control',
@@ -165,6 +173,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-08',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST settle again, without running the handler again, when the exact payload is retried and the uncertain settlement did not land',
     needs: 'control',
@@ -179,6 +188,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-09',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST answer a retried settled payload with the stored response byte for byte and the same receipt, without running the handler or settling again',
     needs: 'control',
@@ -197,6 +207,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-10',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST run the handler once for concurrent requests carrying one payment, and answer them all alike',
     needs: 'control',
@@ -214,6 +225,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-11',
     level: 'MUST',
+    profile: 'tollbooth',
     sentence:
       'MUST answer 503 facilitator_unavailable, without running the handler, when the facilitator cannot verify (fail closed)',
     needs: 'control',
@@ -228,6 +240,7 @@ export const settlementAudits = [
   defineAudit({
     id: 'ASET-12',
     level: 'SHOULD',
+    profile: 'tollbooth',
     sentence: 'SHOULD send the Error body request_id in the X-Request-Id header',
     needs: 'control',
     async run(ctx) {
