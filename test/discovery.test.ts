@@ -147,7 +147,7 @@ describe('catalog listing (seed 2.5)', () => {
     const item: CatalogItem = json(get(discovery, '/discovery/resources')).items[0];
     expect(item.resource).toBe(`${FEE_BASE_URL}/api/v1/ai/explain/transaction/{txid}`);
     expect(item.discoveryInfo.input.pathParams).toEqual({
-      txid: { type: 'string', description: 'Transaction id', required: true },
+      txid: { type: 'string', description: 'Transaction id (64 hex characters)', required: true },
     });
     expect(item.discoveryInfo.input.queryParams).toBeUndefined();
     expect(item.discoveryInfo.input.bodyFields).toBeUndefined();
@@ -157,7 +157,7 @@ describe('catalog listing (seed 2.5)', () => {
     const items: CatalogItem[] = json(get(discovery, '/discovery/resources')).items;
     const byPath = (path: string) => items.find((i) => i.resource === `${FEE_BASE_URL}${path}`)!;
     expect(byPath('/api/v1/ai/chat').discoveryInfo.input.queryParams).toEqual({
-      q: { type: 'string', description: 'The question', required: true },
+      q: { type: 'string', description: 'The question (1 to 500 characters)', required: true },
     });
     expect(byPath('/api/v1/ai/fees/advice').discoveryInfo.input.queryParams).toEqual({
       urgency: { type: 'string', description: 'How soon the transaction should confirm', required: false },
@@ -168,6 +168,11 @@ describe('catalog listing (seed 2.5)', () => {
     expect(broadcast.method).toBe('POST');
     expect(broadcast.bodyFields).toEqual({
       hex: { type: 'string', description: 'Signed raw transaction hex', required: true },
+      allow_high_fee: {
+        type: 'boolean',
+        description: 'Broadcast even when the fee rate is above the absurd-fee limit',
+        required: false,
+      },
     });
     const nextblock = byPath('/api/v1/mining/nextblock').discoveryInfo.input;
     expect(Object.keys(nextblock).sort()).toEqual(['method', 'resource', 'type']);
@@ -352,7 +357,7 @@ describe('OpenAPI 3.1.0 (seed 2.6, 9)', () => {
     expect(Object.keys(decision.responses).sort()).toEqual(['200', '400', '402', '502', '503']);
     expect(
       decision.responses['200'].content['application/json'].schema.properties.data.properties.decision,
-    ).toEqual({ type: 'string', enum: ['send', 'wait'] });
+    ).toMatchObject({ type: 'string', enum: ['send', 'wait'] });
 
     const tx = doc.paths['/api/v1/ai/explain/transaction/{txid}'].get;
     expect(tx.parameters).toEqual([
@@ -360,7 +365,7 @@ describe('OpenAPI 3.1.0 (seed 2.6, 9)', () => {
         name: 'txid',
         in: 'path',
         required: true,
-        description: 'Transaction id',
+        description: 'Transaction id (64 hex characters)',
         schema: expect.objectContaining({ type: 'string', pattern: '^[0-9a-fA-F]{64}$' }),
       },
     ]);
@@ -369,7 +374,12 @@ describe('OpenAPI 3.1.0 (seed 2.6, 9)', () => {
     );
     const chat = doc.paths['/api/v1/ai/chat'].get;
     expect(chat.parameters).toEqual([
-      expect.objectContaining({ name: 'q', in: 'query', required: true, description: 'The question' }),
+      expect.objectContaining({
+        name: 'q',
+        in: 'query',
+        required: true,
+        description: 'The question (1 to 500 characters)',
+      }),
     ]);
     const broadcast = doc.paths['/api/v1/broadcast'].post;
     expect(broadcast.requestBody.content['application/json'].schema.required).toEqual(['hex']);

@@ -7,8 +7,8 @@
 import { loadConfig } from '@tollbooth/fee-service/src/config';
 import type { RouteContext } from '@tollbooth/fee-service/src/http/types';
 import { encodeResult } from '@tollbooth/fee-service/src/mount/shared';
-import { createPreviewResponder, FEE_PREVIEW_PATH } from '@tollbooth/fee-service/src/resources/fee-preview';
-import type { ResourceDeps } from '@tollbooth/fee-service/src/resources/types';
+import { createPreviewResponder } from '@tollbooth/fee-service/src/resources/fees/preview/handler';
+import { feePreview } from '@tollbooth/fee-service/src/resources/fees/preview/resource';
 import { startFeeService } from '@tollbooth/fee-service/src/service';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { announce } from '../lib/serve';
@@ -20,6 +20,12 @@ class BareContext implements RouteContext {
   readonly requestId = '';
   readonly payment = undefined;
   constructor(private readonly request: FastifyRequest) {}
+  get target(): string {
+    return this.request.raw.url ?? this.request.url;
+  }
+  readBody(): Promise<Buffer> {
+    return Promise.resolve(Buffer.alloc(0));
+  }
   get url(): URL {
     return new URL(this.request.url, `http://${this.request.host}`);
   }
@@ -38,12 +44,11 @@ const config = loadConfig({
 });
 const service = await startFeeService(config);
 if (process.argv[2] === 'bare') {
-  const deps = { snapshots: service.snapshots, terms: { network: config.payment.network } } as ResourceDeps;
   // The same responder the service mounts (it keeps the encoded preview until the snapshot changes),
   // written as the service's mounts write a result.
-  const preview = createPreviewResponder(deps);
+  const preview = createPreviewResponder({ snapshots: service.snapshots, network: config.payment.network });
   const app = Fastify({ logger: false });
-  app.get(FEE_PREVIEW_PATH, (request, reply) => {
+  app.get(feePreview.path, (request, reply) => {
     const { status, headers, body } = encodeResult(preview(new BareContext(request)));
     reply.code(status).headers(headers).send(body);
   });

@@ -1,4 +1,4 @@
-import { addBazaarExtensions, compileRoutes, type RoutesConfig, type RouteTable } from '@tollbooth/core';
+import { compileRoutes, type RoutesConfig, type RouteTable } from '@tollbooth/core';
 import { createExactEvmScheme } from '@tollbooth/evm';
 import { FEE_SERVICE_PAY_TO, type FeeServiceRoutesOptions, feeServiceRoutes } from './discovery-fee-routes';
 
@@ -12,7 +12,7 @@ export const feeSchemes = [createExactEvmScheme()];
 
 /** The fee service's production routes config (timing decision paused), with bazaar extensions. */
 export function feeRoutesConfig(options: FeeServiceRoutesOptions = {}): RoutesConfig {
-  return addBazaarExtensions(feeServiceRoutes({ payTo: FEE_SERVICE_PAY_TO, ...options }));
+  return feeServiceRoutes({ payTo: FEE_SERVICE_PAY_TO, ...options });
 }
 
 /** The fee service's production route table, compiled. */

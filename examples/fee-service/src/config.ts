@@ -35,6 +35,9 @@ export const CONFIG_DEFAULTS = {
   TRUST_PROXY: false,
   LOG_LEVEL: 'info',
   SHUTDOWN_TIMEOUT_MS: 30_000,
+  BROADCAST_MAX_FEE_RATE: 1_000,
+  X402_DEMO_RATE_LIMIT_MAX: 10,
+  X402_DEMO_RATE_LIMIT_WINDOW_MS: 60_000,
 } as const;
 
 const FRAMEWORKS = ['fastify', 'express', 'koa'] as const;
@@ -137,6 +140,15 @@ const EnvSchema = z.object({
   TRUST_PROXY: boolean.optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
   SHUTDOWN_TIMEOUT_MS: integer(0).optional(),
+  BROADCAST_MAX_FEE_RATE: z
+    .string()
+    .trim()
+    .regex(/^[0-9]+(\.[0-9]+)?$/, 'must be a fee rate in sat/vB')
+    .transform(Number)
+    .pipe(z.number().positive().max(100_000))
+    .optional(),
+  X402_DEMO_RATE_LIMIT_MAX: integer(1).optional(),
+  X402_DEMO_RATE_LIMIT_WINDOW_MS: integer(1).optional(),
 });
 
 /** The validated configuration of one fee-service process. */
@@ -148,12 +160,24 @@ export interface ServiceConfig {
   framework: Framework;
   profile: Profile;
   upstream: {
+    /** The dialect the fee snapshots come from. */
     kind: UpstreamKind;
     /** Undefined = the embedded simulator serves this dialect. */
     url: string | undefined;
     coreUser: string | undefined;
     corePassword: string | undefined;
   };
+  /**
+   * Every configured upstream URL. The landscape, the next block and the broadcast use all of them;
+   * with none configured the embedded simulator serves all three dialects.
+   */
+  sources: { mempool: string | undefined; esplora: string | undefined; core: string | undefined };
+  broadcast: {
+    /** Fee rate above which a broadcast is refused unless the body says `allow_high_fee`, sat/vB. */
+    maxFeeRateSatVb: number;
+  };
+  /** The free x402 demo's own rate limit (it calls the facilitator's /verify for free). */
+  x402Demo: { rateLimitMax: number; rateLimitWindowMs: number };
   simulator: { scenario: (typeof SCENARIO_NAMES)[number]; seed: number; timeScale: number };
   snapshotIntervalMs: number;
   facilitator: {
@@ -221,6 +245,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push('PAY_TO: required when FACILITATOR_URL is set (the devnet payTo only exists in-process)');
     }
     if (!known && !e.ASSET) problems.push(`ASSET: required for ${network} (no known USDC address)`);
+    const kindUrl = { mempool: e.MEMPOOL_URL, esplora: e.ESPLORA_URL, core: e.CORE_RPC_URL };
+    const anyUrl = Object.values(kindUrl).some((value) => value !== undefined);
+    const chosen = e.UPSTREAM ?? (CONFIG_DEFAULTS.UPSTREAM as UpstreamKind);
+    if (anyUrl && kindUrl[chosen] === undefined) {
+      const variable = { mempool: 'MEMPOOL_URL', esplora: 'ESPLORA_URL', core: 'CORE_RPC_URL' }[chosen];
+      problems.push(
+        `UPSTREAM: ${chosen} needs ${variable} once any upstream URL is set (with none set, the embedded simulator serves every dialect)`,
+      );
+    }
     if (e.SIMULATOR_TIME_SCALE !== undefined && !Number.isFinite(e.SIMULATOR_TIME_SCALE)) {
       problems.push('SIMULATOR_TIME_SCALE: must be a finite number');
     }
@@ -237,6 +270,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     framework: e.FRAMEWORK ?? CONFIG_DEFAULTS.FRAMEWORK,
     profile: e.PROFILE ?? CONFIG_DEFAULTS.PROFILE,
     upstream: { kind, url: upstreamUrl, coreUser: e.CORE_RPC_USER, corePassword: e.CORE_RPC_PASSWORD },
+    sources: { mempool: e.MEMPOOL_URL, esplora: e.ESPLORA_URL, core: e.CORE_RPC_URL },
+    broadcast: { maxFeeRateSatVb: e.BROADCAST_MAX_FEE_RATE ?? CONFIG_DEFAULTS.BROADCAST_MAX_FEE_RATE },
+    x402Demo: {
+      rateLimitMax: e.X402_DEMO_RATE_LIMIT_MAX ?? CONFIG_DEFAULTS.X402_DEMO_RATE_LIMIT_MAX,
+      rateLimitWindowMs: e.X402_DEMO_RATE_LIMIT_WINDOW_MS ?? CONFIG_DEFAULTS.X402_DEMO_RATE_LIMIT_WINDOW_MS,
+    },
     simulator: {
       scenario: e.SIMULATOR_SCENARIO ?? CONFIG_DEFAULTS.SIMULATOR_SCENARIO,
       seed: e.SIMULATOR_SEED ?? CONFIG_DEFAULTS.SIMULATOR_SEED,

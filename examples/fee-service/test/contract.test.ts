@@ -1,6 +1,6 @@
-// The fee service's contract (seed sections 2, 4, 7) on every mount: the same tests against
+// The fee service's contract (docs/fee-service-contract.md) on every mount: the same tests against
 // Fastify, Express and Koa, through real servers, a real chain (anvil devnet) and the real
-// in-process facilitator. Bodies are checked with JSON Schemas written from the seed.
+// in-process facilitator. Bodies are checked with JSON Schemas written from the contract.
 import { request as httpRequest } from 'node:http';
 import { type BazaarExtension, decodeHeaderJson, toHeaderBazaarExtension } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
@@ -11,6 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_USDC } from '../src/config';
 import type { RunningFeeService } from '../src/service';
 import { type MempoolSimulator, startMempoolSimulator } from '../src/simulator/server';
+import { buildRawTx } from './fixtures/raw-tx';
+import {
+  assertErrorBody,
+  assertFeeDecision,
+  assertFeePreview,
+  assertPaymentRequired,
+} from './support/contract-schemas';
 import {
   challengeOf,
   FRAMEWORKS,
@@ -19,25 +26,15 @@ import {
   signPayment,
   startTestService,
 } from './support/harness';
-import {
-  assertErrorBody,
-  assertFeeDecision,
-  assertFeePreview,
-  assertPaymentRequired,
-} from './support/seed-schemas';
 
 const BASE_USDC = KNOWN_USDC['eip155:8453']!.asset;
 
-/** The ten resources of seed 4.3: method, concrete path, amount. */
+/** The ten other paid resources of the contract (docs/fee-service-contract.md#other-paid-resources), in its order. */
 const SEED_RESOURCES = [
-  [
-    'GET',
-    '/api/v1/ai/explain/transaction/4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b',
-    '10000',
-  ],
-  ['GET', '/api/v1/ai/explain/block/840000', '10000'],
+  ['GET', '/api/v1/ai/explain/transaction/{txid}', '10000'],
+  ['GET', '/api/v1/ai/explain/block/{hash_or_height}', '10000'],
   ['GET', '/api/v1/ai/fees/advice', '10000'],
-  ['GET', '/api/v1/ai/chat?q=why', '10000'],
+  ['GET', '/api/v1/ai/chat', '10000'],
   ['POST', '/api/v1/broadcast', '10000'],
   ['GET', '/api/v1/mining/nextblock', '10000'],
   ['GET', '/api/v1/fees/observatory/scoreboard', '5000'],
@@ -45,6 +42,20 @@ const SEED_RESOURCES = [
   ['GET', '/api/v1/fees/observatory/estimates', '5000'],
   ['GET', '/api/v1/fees/landscape', '5000'],
 ] as const;
+
+/** `/x/{id}` → `/x/:id`. */
+const pathPattern = (path: string) => path.replace(/\{([a-z_]+)\}/g, ':$1');
+
+/** A request every resource's input schema accepts: concrete path parameters, required query. */
+function concreteRequest(method: string, path: string): [string, string] {
+  const concrete = path
+    .replace(':txid', '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b')
+    .replace(':hash_or_height', '840000');
+  return [method, concrete.endsWith('/ai/chat') ? `${concrete}?q=why` : concrete];
+}
+
+/** A parsable signed transaction (one P2WPKH input, one output) for requests that need a body. */
+const VALID_HEX = buildRawTx();
 
 /** A GET with an exact request target and Host header (fetch normalises both). */
 function rawGet(base: string, target: string, host?: string): Promise<{ status: number; body: string }> {
@@ -118,7 +129,7 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
       await Promise.all([local, production, limited, upstreamDown, noFacilitator].map((s) => s?.close()));
     });
 
-    it('answers the free preview with every field of seed 2.1', async () => {
+    it('answers the free preview with every FeePreview field', async () => {
       const response = await fetch(`${local.url}/api/v1/fees/preview`);
       expect(response.status).toBe(200);
       const body = (await response.json()) as JsonBody;
@@ -136,7 +147,7 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
       });
     });
 
-    it('answers 402 with the seed 4.2 payment terms in the body and the PAYMENT-REQUIRED header', async () => {
+    it('answers 402 with the decision payment terms in the body and the PAYMENT-REQUIRED header', async () => {
       const response = await fetch(`${local.url}/api/v1/fees/now`);
       expect(response.status).toBe(402);
       const body = await response.json();
@@ -183,7 +194,7 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
       }
     });
 
-    it('pays, settles first and answers the decision of seed 2.2 with the real settlement in meta.payment', async () => {
+    it('pays, settles first and answers the FeeDecision with the real settlement in meta.payment', async () => {
       const before = await devnet.balanceOf(devnet.accounts.payTo.address);
       const client = createPayingClient({
         signer: createEvmPaymentSigner({ account: privateKeyToAccount(payerKey) }),
@@ -207,31 +218,59 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
       expect(onChain.status).toBe('success');
     });
 
-    it('lists the ten resources of seed 4.3 as paid: each answers 402 with its price and 300 s timeout', async () => {
-      for (const [method, path, amount] of SEED_RESOURCES) {
+    it('answers every paid resource as it is published: 402 with its price when active, 503 and no challenge when paused', async () => {
+      const paid = production.publications.filter((p) => p.resource.price !== undefined);
+      expect(paid.map((p) => p.key)).toEqual([
+        'GET /api/v1/fees/now',
+        ...SEED_RESOURCES.map(([method, path]) => `${method} ${pathPattern(path)}`),
+      ]);
+      for (const { resource, availability } of paid) {
+        const [method, path] = concreteRequest(resource.method, resource.path);
         const response = await fetch(`${production.url}${path}`, {
           method,
           ...(method === 'POST'
-            ? { body: '{"hex":"00"}', headers: { 'content-type': 'application/json' } }
+            ? { body: JSON.stringify({ hex: VALID_HEX }), headers: { 'content-type': 'application/json' } }
             : {}),
         });
-        expect(response.status, `${method} ${path}`).toBe(402);
-        const challenge = challengeOf(response);
-        expect(challenge.accepts[0]).toMatchObject({ amount, asset: BASE_USDC, maxTimeoutSeconds: 300 });
+        if (availability === 'active') {
+          expect(response.status, `${method} ${path}`).toBe(402);
+          const challenge = challengeOf(response);
+          expect(challenge.accepts[0]).toMatchObject({
+            amount: resource.price!.amount,
+            asset: BASE_USDC,
+            maxTimeoutSeconds: resource.price!.maxTimeoutSeconds,
+          });
+        } else {
+          expect(response.status, `${method} ${path}`).toBe(503);
+          expect(response.headers.get('payment-required')).toBeNull();
+          const body = (await response.json()) as { error: { code: string } };
+          assertErrorBody(body);
+          expect(body.error.code).toBe('resource_paused');
+        }
       }
     });
 
-    it('never charges for a listed resource that is not implemented yet: 501 after verify, no settlement', async () => {
-      const url = `${production.url}/api/v1/mining/nextblock`;
-      const header = await signPayment(url, payerKey);
-      const before = await devnet.balanceOf(devnet.accounts.payTo.address);
-      const response = await fetch(url, { headers: { 'payment-signature': header } });
-      expect(response.status).toBe(501);
-      expect(response.headers.get('payment-response')).toBeNull();
-      const body = (await response.json()) as { error: { code: string } };
-      assertErrorBody(body);
-      expect(body.error.code).toBe('not_implemented');
-      expect(await devnet.balanceOf(devnet.accounts.payTo.address)).toBe(before);
+    it('lists what it cannot sell under pausedEndpoints, with the reason, and leaves it out of the catalog', async () => {
+      const wellKnown = (await (await fetch(`${production.url}/.well-known/x402`)).json()) as JsonBody;
+      const paused = production.publications.filter((p) => p.availability !== 'active');
+      expect(
+        wellKnown['pausedEndpoints'].map(
+          (e: { method: string; pattern: string }) => `${e.method} ${e.pattern}`,
+        ),
+      ).toEqual(paused.map((p) => `${p.resource.method} ${p.resource.path.replace(/:([a-z_]+)/g, '{$1}')}`));
+      for (const entry of wellKnown['pausedEndpoints'] as Array<{ reason: string; resource: string }>) {
+        expect(entry.reason.length).toBeGreaterThan(0);
+        expect(wellKnown['resources']).not.toContain(entry.resource);
+      }
+      const decision = wellKnown['pausedEndpoints'].find(
+        (e: { pattern: string }) => e.pattern === '/api/v1/fees/now',
+      );
+      expect(decision.reason).toBe('paused in the production profile');
+      const listing = (await (await fetch(`${production.url}/discovery/resources`)).json()) as JsonBody;
+      const listed = (listing['items'] as Array<{ resource: string }>).map((item) => item.resource);
+      for (const entry of wellKnown['pausedEndpoints'] as Array<{ resource: string }>) {
+        expect(listed).not.toContain(entry.resource);
+      }
     });
 
     it('answers 503 without a challenge while the decision is paused (production profile)', async () => {
@@ -245,18 +284,23 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
     });
 
     it('serves the catalog, the well-known document and OpenAPI from the route table', async () => {
+      const activePaid = (service: RunningFeeService) =>
+        service.publications
+          .filter((p) => p.resource.price !== undefined && p.availability === 'active')
+          .map((p) => `${service.baseUrl}${p.resource.path.replace(/:([a-z_]+)/g, '{$1}')}`);
       const listing = (await (await fetch(`${production.url}/discovery/resources`)).json()) as JsonBody;
       expect(listing['x402Version']).toBe(2);
-      expect(listing['pagination']).toEqual({ limit: 100, offset: 0, total: 10 });
+      expect(listing['pagination']).toEqual({ limit: 100, offset: 0, total: activePaid(production).length });
       const resources = (listing['items'] as Array<{ resource: string }>).map((item) => item.resource);
-      expect(resources).toContain(`${production.baseUrl}/api/v1/ai/explain/transaction/{txid}`);
+      expect(resources).toEqual(activePaid(production));
       expect(resources).not.toContain(`${production.baseUrl}/api/v1/fees/now`);
       const localListing = (await (await fetch(`${local.url}/discovery/resources`)).json()) as JsonBody;
-      expect(localListing['pagination'].total).toBe(11);
+      expect(localListing['pagination'].total).toBe(activePaid(local).length);
+      expect(activePaid(local)).toContain(`${local.baseUrl}/api/v1/fees/now`);
 
       const wellKnown = (await (await fetch(`${production.url}/.well-known/x402`)).json()) as JsonBody;
       expect(wellKnown['x402']).toBe(true);
-      expect(wellKnown['resources']).toHaveLength(10);
+      expect(wellKnown['resources']).toEqual(activePaid(production));
       expect(wellKnown['facilitator']).toEqual({ url: production.facilitatorUrl });
 
       const openapi = (await (await fetch(`${production.url}/api/openapi.json`)).json()) as JsonBody;

@@ -1,11 +1,11 @@
-// The preview's freshness timetable (seed section 8) with the simulator's upstream-down scenario,
+// The preview's freshness timetable (docs/fee-service-contract.md#limits) with the simulator's upstream-down scenario,
 // driven by a manual clock: fresh up to 30 s, stale fallback up to 120 s, then 503. No sleeps.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningFeeService } from '../src/service';
 import { type MempoolSimulator, startMempoolSimulator } from '../src/simulator/server';
 import { createManualClock, type ManualClock } from '../src/snapshot/clock';
+import { assertErrorBody, assertFeePreview } from './support/contract-schemas';
 import { type JsonBody, removeScratch, startTestService } from './support/harness';
-import { assertErrorBody, assertFeePreview } from './support/seed-schemas';
 
 let simulator: MempoolSimulator;
 let service: RunningFeeService;
@@ -46,7 +46,7 @@ async function preview() {
 }
 
 describe('preview freshness with the upstream down', () => {
-  it('goes fresh → stale → 503 on the seed timetable and recovers with the upstream', async () => {
+  it('goes fresh → stale → 503 on the contract timetable and recovers with the upstream', async () => {
     const first = await preview();
     expect(first.status).toBe(200);
     assertFeePreview(first.body);

@@ -10,8 +10,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningFeeService } from '../src/service';
 import { type MempoolSimulator, startMempoolSimulator } from '../src/simulator/server';
+import { assertFeeDecision } from './support/contract-schemas';
 import { removeScratch, signPayment, startTestService } from './support/harness';
-import { assertFeeDecision } from './support/seed-schemas';
 
 const transferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
 

@@ -37,7 +37,7 @@ function buildSharedMeta(reading: SnapshotReading) {
 }
 
 /**
- * Builds the FeePreview body (seed 2.1) from the current snapshot reading.
+ * Builds the FeePreview body (docs/fee-service-contract.md#feepreview) from the current snapshot reading.
  * @param options.reading what the snapshot service's `current(now)` returned
  * @param options.network CAIP-2 network of the paid decision, e.g. `eip155:8453`
  * @example buildFeePreview({ reading: service.current(Date.now()), network: 'eip155:8453' })
@@ -59,7 +59,7 @@ export function buildFeePreview(options: { reading: SnapshotReading; network: st
 }
 
 /**
- * Builds the FeeDecision body (seed 2.2): the figures, the send-wait-v1 decision, the meta with
+ * Builds the FeeDecision body (docs/fee-service-contract.md#feedecision): the figures, the send-wait-v1 decision, the meta with
  * evidence and payment, and the {@link LIMITATIONS}.
  * @example buildFeeDecision({ reading, payment: { facilitator: 'tollbooth', network: 'eip155:8453', transaction_hash } })
  */

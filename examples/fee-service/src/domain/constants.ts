@@ -1,6 +1,6 @@
 /**
  * Named constants of the send-wait-v1 decision and of the fee resources (FEES.md section 5,
- * seed sections 2 and 9). They are published in the documentation and in {@link LIMITATIONS}.
+ * docs/fee-service-contract.md#versioning). They are published in the documentation and in {@link LIMITATIONS}.
  */
 
 /** Smallest fastest − economy gap, in sat/vB, that counts as a meaningful saving. */
@@ -9,9 +9,9 @@ export const MEANINGFUL_MIN_SAT_VB = 2;
 export const MEANINGFUL_MIN_PERCENT = 25;
 /** Projected blocks of backlog from which the backlog is reported as heavy. */
 export const HEAVY_BACKLOG_BLOCKS = 8;
-/** The algorithm label of the decision (seed section 9). */
+/** The algorithm label of the decision (docs/fee-service-contract.md#versioning). */
 export const ALGORITHM_VERSION = 'send-wait-v1';
-/** The schema version of the decision meta (seed section 9). */
+/** The schema version of the decision meta (docs/fee-service-contract.md#versioning). */
 export const SCHEMA_VERSION = '2026-08-06';
 
 /** Virtual size used for the illustrative fee: a one-input, two-output P2WPKH payment. */

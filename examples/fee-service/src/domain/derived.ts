@@ -2,7 +2,7 @@ import type { PotentialSavings } from './fee-math';
 import { potentialSavings, projectedBlockCount } from './fee-math';
 import type { FeeFiguresInput, FeeTiers } from './types';
 
-/** The `data` figures shared by FeePreview and FeeDecision (seed 2.1, FEES.md section 4). */
+/** The `data` figures shared by FeePreview and FeeDecision (docs/fee-service-contract.md#feepreview). */
 export interface DerivedFeeFigures {
   fee_rates_sat_vb: FeeTiers;
   mempool: {

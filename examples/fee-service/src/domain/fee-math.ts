@@ -24,7 +24,7 @@ export function roundRate3(rate: number): number {
 }
 
 /**
- * Fee in whole sats for a rate and a virtual size, rounded up (seed section 1).
+ * Fee in whole sats for a rate and a virtual size, rounded up (docs/fee-service-contract.md#what-the-service-does).
  * @example feeForVsize(2.023, 140) // 284
  */
 export function feeForVsize(rate: number, vsize: number): number {

@@ -12,7 +12,7 @@ import {
 } from './constants';
 
 /**
- * Wire schemas of the two fee bodies (seed 2.1 and 2.2). They are the only definition of these
+ * Wire schemas of the two fee bodies (docs/fee-service-contract.md#feepreview and #feedecision). They are the only definition of these
  * types and drive the OpenAPI description, hence a `.describe()` on every field.
  */
 
@@ -166,9 +166,9 @@ export function createFeeSchemas(constants: FeeSchemaConstants = {}) {
 }
 
 const defaults = createFeeSchemas();
-/** FeePreview body (seed 2.1) with the deployment constants as plain strings. */
+/** FeePreview body (docs/fee-service-contract.md#feepreview) with the deployment constants as plain strings. */
 export const FeePreviewSchema = defaults.FeePreview;
-/** FeeDecision body (seed 2.2) with the deployment constants as plain strings. */
+/** FeeDecision body (docs/fee-service-contract.md#feedecision) with the deployment constants as plain strings. */
 export const FeeDecisionSchema = defaults.FeeDecision;
 export type FeePreview = z.infer<typeof FeePreviewSchema>;
 export type FeeDecision = z.infer<typeof FeeDecisionSchema>;

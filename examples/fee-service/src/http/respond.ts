@@ -18,23 +18,57 @@ export class EncodedJson {
   constructor(readonly text: string) {}
 }
 
-/** Error codes the service itself answers with (the gate's own codes are in `@tollbooth/core`). */
+/** How an error code answers: its HTTP status, whether retrying can help, and what it means. */
+export interface ErrorCodeSpec {
+  status: number;
+  retryable: boolean;
+  description: string;
+}
+
+/**
+ * Error codes the service answers on every route (the gate's own codes are in `@tollbooth/core`;
+ * each resource declares its own in its folder). Documented in `docs/fee-service-contract.md`.
+ */
 export const SERVICE_ERROR_CODES = {
-  no_validated_snapshot: 'No validated fee snapshot is recent enough to serve.',
-  not_implemented: 'This paid resource is listed but not implemented yet; nothing was charged.',
-  not_found: 'No such endpoint.',
-  payment_not_settled: 'The payment has no confirmed settlement; nothing was served.',
-  internal_error: 'An unexpected failure; nothing was charged.',
-} as const;
+  invalid_request: {
+    status: 400,
+    retryable: false,
+    description:
+      "A path parameter, the query or the body is invalid by the resource's schema; refused before any payment challenge.",
+  },
+  payload_too_large: {
+    status: 413,
+    retryable: false,
+    description:
+      'The request body is larger than the service reads (1 MiB); refused before any payment challenge.',
+  },
+  no_validated_snapshot: {
+    status: 503,
+    retryable: true,
+    description: 'No validated fee snapshot is recent enough to serve.',
+  },
+  not_found: { status: 404, retryable: false, description: 'No such endpoint.' },
+  payment_not_settled: {
+    status: 502,
+    retryable: false,
+    description: 'The payment has no confirmed settlement; nothing was served.',
+  },
+  internal_error: {
+    status: 503,
+    retryable: true,
+    description: 'An unexpected failure; nothing was charged.',
+  },
+} as const satisfies Record<string, ErrorCodeSpec>;
 export type ServiceErrorCode = keyof typeof SERVICE_ERROR_CODES;
 
 /**
- * The seed's Error body (section 2.3) as a route result.
+ * The Error body (docs/fee-service-contract.md#error) as a route result.
  * @example errorResult({ status: 503, code: 'no_validated_snapshot', requestId, retryable: true })
  */
 export function errorResult(options: {
   status: number;
-  code: ServiceErrorCode;
+  /** A {@link ServiceErrorCode} or a code a resource declares. */
+  code: string;
   requestId: string;
   retryable: boolean;
   message?: string;
@@ -46,7 +80,10 @@ export function errorResult(options: {
     body: {
       error: {
         code: options.code,
-        message: options.message ?? SERVICE_ERROR_CODES[options.code],
+        message:
+          options.message ??
+          (SERVICE_ERROR_CODES as Record<string, ErrorCodeSpec>)[options.code]?.description ??
+          options.code,
         request_id: options.requestId,
         retryable: options.retryable,
       },

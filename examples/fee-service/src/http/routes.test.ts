@@ -1,11 +1,12 @@
-import { type Availability, compileRoutes, createPaymentGate, type RouteTable } from '@tollbooth/core';
-import { createScriptedFacilitator, TEST_PAY_TO } from '@tollbooth/core/testing';
+import { type Availability, createPaymentGate, type RouteTable } from '@tollbooth/core';
+import { createScriptedFacilitator } from '@tollbooth/core/testing';
 import { createExactEvmScheme } from '@tollbooth/evm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createFeeSchemas } from '../domain/schemas';
-import { buildRoutesConfig, FEE_PREVIEW_PATH, PAID_RESOURCES } from '../resources/index';
-import { type PaidResource, type ResourceDeps, routeKey } from '../resources/types';
+import { type AnyResource, isPaid as isPaidResource, routeKey } from '../resources/kit';
+import type { Publication } from '../resources/publish';
+import { RESOURCES } from '../resources/registry';
+import { buildTestEnvironment, buildTestRouteTable, declaredPublications } from '../resources/testing';
 import { requestIdOf } from './respond';
 import { createEdge, createRouteLabeler, rememberLastPaidCheck } from './routes';
 import type { EdgeRequest, RouteResult, ServiceRoute } from './types';
@@ -21,8 +22,13 @@ function labelSlowly(routes: readonly ServiceRoute[], path: string): string {
 }
 
 const handler = () => ({ status: 200 });
+const PAID_RESOURCES = RESOURCES.filter(isPaidResource);
 const serviceRoutes: ServiceRoute[] = [
-  { method: 'GET', path: FEE_PREVIEW_PATH, handler },
+  ...RESOURCES.filter((resource) => !isPaidResource(resource)).map((resource) => ({
+    method: resource.method,
+    path: resource.path,
+    handler,
+  })),
   { method: 'GET', path: '/.well-known/x402', handler },
   { method: 'GET', path: '/healthz', handler },
   { method: 'GET', path: '/metrics', handler },
@@ -81,23 +87,11 @@ describe('createRouteLabeler', () => {
   });
 });
 
-/** The service's real paid routes (catalog, price patterns, availability) in a gate. */
+/** The service's real paid routes (every resource as declared, price patterns) in a gate. */
 function serviceGate() {
-  const deps = {
-    terms: {
-      network: 'eip155:8453',
-      payTo: TEST_PAY_TO,
-      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-      assetName: 'USD Coin',
-      assetVersion: '2',
-    },
-    facilitatorName: 'test',
-    schemas: createFeeSchemas(),
-  } as ResourceDeps;
-  const schemes = [createExactEvmScheme()];
   return createPaymentGate({
-    routes: compileRoutes(buildRoutesConfig(deps, 'local'), { schemes, baseUrl: 'http://127.0.0.1:3000' }),
-    schemes,
+    routes: buildTestRouteTable({ publications: declaredPublications('local') }),
+    schemes: [createExactEvmScheme()],
     facilitator: createScriptedFacilitator(),
   });
 }
@@ -139,7 +133,7 @@ describe('rememberLastPaidCheck', () => {
 });
 
 /** The edge as it was: the gate's full route match on the absolute URL, asked every time. */
-function edgeAsBefore(table: RouteTable, paid: readonly PaidResource[]) {
+function edgeAsBefore(table: RouteTable, paid: readonly AnyResource[]) {
   const preconditions = new Map(paid.map((resource) => [routeKey(resource), resource.precondition!]));
   const match = (request: { method: string; url: string }) => {
     const method = request.method.toUpperCase();
@@ -151,7 +145,7 @@ function edgeAsBefore(table: RouteTable, paid: readonly PaidResource[]) {
     precondition(request: { method: string; url: string; header(name: string): string | undefined }) {
       const matched = match(request);
       if (matched?.route.availability !== 'active') return undefined;
-      return preconditions.get(matched.route.key)?.(requestIdOf(request.header), {} as ResourceDeps);
+      return preconditions.get(matched.route.key)?.(requestIdOf(request.header), {});
     },
   };
 }
@@ -180,10 +174,20 @@ describe('createEdge', () => {
         }));
         const before = edgeAsBefore(gate.routes, paid);
         const isPaid = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
-        const edge = createEdge({ table: () => gate.routes, resources: {} as ResourceDeps, paid, isPaid });
+        const publications: Publication[] = paid.map((resource) => ({
+          resource,
+          key: routeKey(resource),
+          availability: 'active',
+        }));
+        const edge = createEdge({
+          table: () => gate.routes,
+          publications,
+          env: buildTestEnvironment(),
+          isPaid,
+        });
         const header = (name: string) => (name === 'x-request-id' ? 'req-1' : undefined);
         for (const [method, target, repeat] of requests) {
-          const request: EdgeRequest = { method, target, header };
+          const request: EdgeRequest = { method, target, header, readBody: async () => Buffer.alloc(0) };
           const absolute = { method, url: `http://127.0.0.1:3000${target}`, header };
           for (let i = 0; i <= repeat; i++) {
             expect(edge.isPaid(request)).toBe(before.isPaid(absolute));
@@ -197,10 +201,12 @@ describe('createEdge', () => {
 
   it('judges an absolute-form target as the gate does (the joined URL used to hide it from the rate limit)', () => {
     const gate = serviceGate();
-    const edge = createEdge({ table: () => gate.routes, resources: {} as ResourceDeps });
+    const edge = createEdge({ table: () => gate.routes, publications: [], env: buildTestEnvironment() });
     const target = 'http://elsewhere.example/api/v1/fees/now';
     expect(gate.isPaid('GET', target)).toBe(true);
-    expect(edge.isPaid({ method: 'GET', target, header: () => undefined })).toBe(true);
+    expect(
+      edge.isPaid({ method: 'GET', target, header: () => undefined, readBody: async () => Buffer.alloc(0) }),
+    ).toBe(true);
     expect(
       edgeAsBefore(gate.routes, []).isPaid({ method: 'GET', url: `http://127.0.0.1:3000${target}` }),
     ).toBe(false);

@@ -1,9 +1,11 @@
 import type { Discovery, RouteTable } from '@tollbooth/core';
 import type { ServiceMetrics } from '../metrics';
-import { createPreviewResponder, FEE_PREVIEW_PATH, PAID_RESOURCES } from '../resources/index';
-import { type PaidResource, type ResourceDeps, routeKey } from '../resources/types';
+import { takesBody, validateInput } from '../resources/input';
+import { type AnyResource, isPaid as isPaidResource, type ResourceEnvironment } from '../resources/kit';
+import { type Publication, queryOf } from '../resources/publish';
+import { bodyError } from './body';
 import { requestIdOf } from './respond';
-import type { Edge, RouteContext, RouteResult, ServiceRoute } from './types';
+import type { Edge, EdgeRequest, RouteContext, RouteResult, ServiceRoute } from './types';
 
 /** Result of the readiness probe. */
 export interface Readiness {
@@ -12,13 +14,12 @@ export interface Readiness {
 }
 
 export interface ServiceRoutesOptions {
-  resources: ResourceDeps;
+  /** The resources' routes (`buildResourceRoutes`), listed first. */
+  resourceRoutes: readonly ServiceRoute[];
   discovery: Discovery;
   metrics: ServiceMetrics;
   /** /readyz: a validated snapshot exists and the facilitator's /supported answered. */
   readiness(): Promise<Readiness>;
-  /** Paid resources to serve. Default {@link PAID_RESOURCES}. */
-  paid?: readonly PaidResource[];
 }
 
 function discoveryRoute(path: string, discovery: Discovery): ServiceRoute {
@@ -39,15 +40,14 @@ function discoveryRoute(path: string, discovery: Discovery): ServiceRoute {
 }
 
 /**
- * Every route of the fee service, framework-neutral: the free preview, the paid resources, the
- * discovery documents, the metrics and the health probes.
+ * Every route of the fee service, framework-neutral: the resources (free and paid), the discovery
+ * documents, the metrics and the health probes.
  */
 export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute[] {
-  const { resources, discovery, metrics } = options;
+  const { discovery, metrics } = options;
   const paths = discovery.respond.paths;
   const routes: ServiceRoute[] = [
-    // The preview's bytes are built once per snapshot reading (see createPreviewResponder).
-    { method: 'GET', path: FEE_PREVIEW_PATH, handler: createPreviewResponder(resources) },
+    ...options.resourceRoutes,
     discoveryRoute(paths.catalog, discovery),
     discoveryRoute(paths.wellKnown, discovery),
     discoveryRoute(paths.openapi, discovery),
@@ -81,13 +81,6 @@ export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute
       },
     },
   ];
-  for (const resource of options.paid ?? PAID_RESOURCES) {
-    routes.push({
-      method: resource.method,
-      path: resource.path,
-      handler: (context) => resource.handler(context, resources),
-    });
-  }
   return routes;
 }
 
@@ -113,20 +106,33 @@ export function rememberLastPaidCheck(isPaid: PaidCheck): PaidCheck {
   };
 }
 
+/** What the edge needs from the resources: their publications and the deployment. */
+export interface EdgeOptions {
+  table: () => RouteTable;
+  publications: readonly Publication[];
+  env: ResourceEnvironment;
+  /** Defaults to asking the table (`TollboothGate.isPaid`). */
+  isPaid?: PaidCheck;
+}
+
 /**
  * The edge in front of the gate: a request is "paid" when the gate's own route table matches it
- * (so encodings and dot segments cannot dodge the rate limit), and a paid resource's precondition
- * answers before any challenge. `isPaid` defaults to asking the table (`TollboothGate.isPaid`).
+ * (so encodings and dot segments cannot dodge the rate limit); for an active paid resource, its
+ * precondition and then its input validation answer before any challenge, so nobody signs for a
+ * request that cannot succeed. Only a resource that takes a body makes this asynchronous.
  */
-export function createEdge(options: {
-  table: () => RouteTable;
-  resources: ResourceDeps;
-  paid?: readonly PaidResource[];
-  isPaid?: PaidCheck;
-}): Edge {
-  const preconditions = new Map<string, NonNullable<PaidResource['precondition']>>();
-  for (const resource of options.paid ?? PAID_RESOURCES) {
-    if (resource.precondition) preconditions.set(routeKey(resource), resource.precondition);
+export function createEdge(options: EdgeOptions): Edge {
+  const { env } = options;
+  const resources = new Map<string, AnyResource>();
+  const ownLimits = new Map<string, string>();
+  let paidOwnLimits = false;
+  for (const { resource, key, availability } of options.publications) {
+    resources.set(key, resource);
+    if (resource.rateLimit && availability === 'active') {
+      const name = resource.rateLimit(env.config).name;
+      if (isPaidResource(resource)) paidOwnLimits = true;
+      else ownLimits.set(`${resource.method} ${resource.path}`, name);
+    }
   }
   const isPaid: PaidCheck =
     options.isPaid ??
@@ -134,18 +140,43 @@ export function createEdge(options: {
       const upper = method.toUpperCase();
       return upper !== 'OPTIONS' && options.table().match(upper, target) !== undefined;
     });
+  const matchActive = (request: EdgeRequest) => {
+    const matched = options.table().match(request.method.toUpperCase(), request.target);
+    if (matched?.route.availability !== 'active') return undefined;
+    const resource = resources.get(matched.route.key);
+    return resource ? { matched, resource } : undefined;
+  };
   return {
     isPaid: (request) => isPaid(request.method, request.target),
+    ownLimit(request) {
+      if (isPaid(request.method, request.target)) {
+        if (!paidOwnLimits) return undefined;
+        return matchActive(request)?.resource.rateLimit?.(env.config).name;
+      }
+      if (ownLimits.size === 0) return undefined;
+      const query = request.target.indexOf('?');
+      const path = query < 0 ? request.target : request.target.slice(0, query);
+      return ownLimits.get(`${request.method.toUpperCase()} ${path}`);
+    },
     precondition(request) {
       // Free requests (most of them) stop here; the full match is made for paid ones only.
       if (!isPaid(request.method, request.target)) return undefined;
-      const matched = options.table().match(request.method.toUpperCase(), request.target);
-      if (matched?.route.availability !== 'active') return undefined;
-      const check = preconditions.get(matched.route.key);
-      return check?.(
-        requestIdOf((name) => request.header(name)),
-        options.resources,
-      );
+      const found = matchActive(request);
+      if (!found) return undefined;
+      const { matched, resource } = found;
+      let id: string | undefined;
+      const requestId = () => (id ??= requestIdOf((name) => request.header(name)));
+      const early = resource.precondition?.(requestId(), env.capabilities);
+      if (early) return early;
+      const query = queryOf(request.target);
+      // A canonical route's own rule (the gate's 400 non_canonical_request) judges its target.
+      if (resource.gate?.canonical || (!resource.input && query === '')) return undefined;
+      const validate = (body: Buffer | undefined) => {
+        const outcome = validateInput(resource, { params: matched.params, query, body }, requestId(), env);
+        return outcome.ok ? undefined : outcome.result;
+      };
+      if (!takesBody(resource)) return validate(undefined);
+      return request.readBody().then(validate, (error: unknown) => bodyError(error, requestId()));
     },
   };
 }

@@ -12,6 +12,8 @@ export interface RouteContext {
   method: string;
   /** The request URL as received, made absolute with the request's own scheme and host. */
   url: URL;
+  /** The request target exactly as received (origin-form path and query, not decoded). */
+  target: string;
   /** Values of the route's `:params`, decoded by the framework. */
   params: Record<string, string>;
   /** Case-insensitive header lookup. */
@@ -20,7 +22,15 @@ export interface RouteContext {
   requestId: string;
   /** The accepted payment on paid routes (with `settlement` when the route settles first). */
   payment: PaidRequest | undefined;
+  /**
+   * The request body, read once and kept (the edge reads it before the gate to validate it).
+   * @throws RequestBodyTooLargeError past {@link MAX_REQUEST_BODY_BYTES}
+   */
+  readBody(): Promise<Buffer>;
 }
+
+/** Largest request body the service reads: a broadcast's 800,000 hex characters fit with room. */
+export const MAX_REQUEST_BODY_BYTES = 1_048_576;
 
 /** What a handler answers: JSON (any value) or exact bytes. Header names lower-case. */
 export interface RouteResult {
@@ -51,11 +61,27 @@ export interface EdgeRequest {
   /** The request target exactly as received (origin-form path and query, not decoded). */
   target: string;
   header(name: string): string | undefined;
+  /** The request body, read once (see {@link RouteContext.readBody}). */
+  readBody(): Promise<Buffer>;
 }
 
 export interface Edge {
   /** Whether the request goes to a paid route (rate limited before the gate). */
   isPaid(request: EdgeRequest): boolean;
-  /** A response to send instead of running the gate, or undefined. */
-  precondition(request: EdgeRequest): RouteResult | undefined;
+  /** The name of the resource's own rate limit, when its resource declares one. */
+  ownLimit(request: EdgeRequest): string | undefined;
+  /**
+   * A response to send instead of running the gate, or undefined: the resource's precondition,
+   * or a 400 for input its schema refuses, so nobody signs for a request that cannot succeed.
+   * Synchronous unless the request has a body to read.
+   */
+  precondition(request: EdgeRequest): RouteResult | undefined | Promise<RouteResult | undefined>;
+}
+
+/** A named rate limit of its own that a resource declares (the x402 demo, later the AI routes). */
+export interface NamedRateLimit {
+  name: string;
+  /** Requests per window and client address. */
+  max: number;
+  windowMs: number;
 }

@@ -2,6 +2,7 @@ import { tollbooth } from '@tollbooth/express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
+import { readRequestBody } from '../http/body';
 import { requestIdOf } from '../http/respond';
 import type { EdgeRequest, RouteResult } from '../http/types';
 import { encodeResult, internalError, notFound, retryAfterSeconds } from './shared';
@@ -18,6 +19,7 @@ const edgeRequest = (req: Request): EdgeRequest => ({
   method: req.method,
   target: req.originalUrl,
   header: (name) => req.get(name),
+  readBody: () => readRequestBody(req),
 });
 
 /** Mounts the fee service on Express 5: express-rate-limit → precondition → tollbooth() → routes. */
@@ -29,33 +31,39 @@ export async function mountExpress(options: MountOptions): Promise<MountedApp> {
 
   if (limits.enabled) {
     const redis = limits.redis;
-    app.use(
+    const limiter = (name: string, max: number, windowMs: number, skip: (req: Request) => boolean) =>
       rateLimit({
-        windowMs: limits.windowMs,
-        limit: limits.max,
+        windowMs,
+        limit: max,
         standardHeaders: 'draft-7',
         legacyHeaders: false,
-        skip: (req) => !edge.isPaid(edgeRequest(req)),
-        // The seed's 429 has no body.
+        skip,
+        // The 429 has no body (docs/fee-service-contract.md#errors).
         handler: (_req, res) => {
-          res.status(429).set('retry-after', retryAfterSeconds(limits.windowMs)).end();
+          res.status(429).set('retry-after', retryAfterSeconds(windowMs)).end();
         },
         ...(redis
           ? {
               store: new RedisStore({
-                prefix: `${limits.prefix ?? 'fee-service:rl:'}express:`,
+                prefix: `${limits.prefix ?? 'fee-service:rl:'}express:${name}:`,
                 sendCommand: (command: string, ...args: string[]) =>
                   redis.call(command, ...args) as Promise<number>,
               }),
             }
           : {}),
-      }),
-    );
+      });
+    app.use(limiter('paid', limits.max, limits.windowMs, (req) => !edge.isPaid(edgeRequest(req))));
+    for (const own of options.ownLimits ?? []) {
+      app.use(
+        limiter(own.name, own.max, own.windowMs, (req) => edge.ownLimit(edgeRequest(req)) !== own.name),
+      );
+    }
   }
   app.use((req, res, next) => {
     const answer = edge.precondition(edgeRequest(req));
-    if (answer) return send(res, answer);
-    next();
+    if (answer === undefined) return next();
+    if (!(answer instanceof Promise)) return send(res, answer);
+    answer.then((result) => (result === undefined ? next() : send(res, result)), next);
   });
   app.use(tollbooth({ gate: options.gate }));
 
@@ -66,11 +74,13 @@ export async function mountExpress(options: MountOptions): Promise<MountedApp> {
         const header = (name: string) => req.get(name);
         const result = await route.handler({
           method: req.method,
+          target: req.originalUrl,
           url: new URL(`${req.protocol}://${req.host}${req.originalUrl}`),
           params: { ...(req.params as Record<string, string>) },
           header,
           requestId: req.payment?.requestId ?? requestIdOf(header),
           payment: req.payment,
+          readBody: () => readRequestBody(req),
         });
         send(res, result);
       } catch (error) {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import rateLimitPlugin from '@fastify/rate-limit';
 import { type PaidRequest, tollbooth } from '@tollbooth/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { readRequestBody } from '../http/body';
 import { requestIdOf } from '../http/respond';
 import type { EdgeRequest, RouteContext, RouteResult } from '../http/types';
 import { encodeResult, internalError, notFound } from './shared';
@@ -74,6 +75,11 @@ class FastifyRequestView implements EdgeRequest, RouteContext {
   get payment(): PaidRequest | undefined {
     return this.#request.payment ?? undefined;
   }
+
+  /** The body, read from the raw request once (Fastify's own parsers are off, see below). */
+  readBody(): Promise<Buffer> {
+    return readRequestBody(this.#request.raw);
+  }
 }
 
 const VIEW = Symbol('fee-service.requestView');
@@ -116,30 +122,64 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
       : {}),
   });
   const check = app.createRateLimit();
+  const own = new Map(
+    (options.ownLimits ?? []).map((limit) => [
+      limit.name,
+      app.createRateLimit({
+        max: limit.max,
+        timeWindow: limit.windowMs,
+        keyGenerator: (request) => `${limit.name}:${request.ip}`,
+      }),
+    ]),
+  );
+  const refuse = (reply: FastifyReply, ttlInSeconds: number) => {
+    // The 429 has no body (docs/fee-service-contract.md#errors).
+    reply.code(429).header('retry-after', String(ttlInSeconds)).send();
+  };
   // Callback style: a free request passes without a promise (the limiter is asked only on paid routes).
   const guard = (reply: FastifyReply, view: EdgeRequest, done: () => void) => {
     const answer = edge.precondition(view);
-    if (answer) {
+    if (answer === undefined) return done();
+    if (!(answer instanceof Promise)) {
       send(reply, answer);
       return;
     }
-    done();
+    answer.then((result) => (result === undefined ? done() : send(reply, result)), done);
   };
-  app.addHook('onRequest', (request, reply, done) => {
-    const view = viewOf(request);
-    if (!edge.isPaid(view)) return done();
-    if (!limits.enabled) return guard(reply, view, done);
-    check(request)
+  const ownThenGuard = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    view: EdgeRequest,
+    done: () => void,
+  ) => {
+    const name = own.size > 0 && limits.enabled ? edge.ownLimit(view) : undefined;
+    const limiter = name === undefined ? undefined : own.get(name);
+    if (!limiter) return guard(reply, view, done);
+    limiter(request)
       .then((verdict) => {
-        if (!verdict.isAllowed && verdict.isExceeded) {
-          // The seed's 429 has no body.
-          reply.code(429).header('retry-after', String(verdict.ttlInSeconds)).send();
-          return;
-        }
+        if (!verdict.isAllowed && verdict.isExceeded) return refuse(reply, verdict.ttlInSeconds);
         guard(reply, view, done);
       })
       .catch(done);
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    const view = viewOf(request);
+    if (!edge.isPaid(view)) {
+      if (own.size === 0) return done();
+      return ownThenGuard(request, reply, view, done);
+    }
+    if (!limits.enabled) return guard(reply, view, done);
+    check(request)
+      .then((verdict) => {
+        if (!verdict.isAllowed && verdict.isExceeded) return refuse(reply, verdict.ttlInSeconds);
+        ownThenGuard(request, reply, view, done);
+      })
+      .catch(done);
   });
+  // Bodies are read once by the edge (to validate them before any challenge) and by the handlers
+  // through `readBody()`; Fastify's own parsers would wait for a stream already read.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
   await app.register(tollbooth, { gate: options.gate });
 
   for (const route of options.routes) {

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { tollbooth } from '@tollbooth/koa';
 import Koa, { type Context } from 'koa';
 import ratelimit from 'koa-ratelimit';
+import { readRequestBody } from '../http/body';
 import { requestIdOf } from '../http/respond';
 import type { EdgeRequest, RouteResult } from '../http/types';
 import { encodeResult, internalError, notFound } from './shared';
@@ -18,6 +19,7 @@ const edgeRequest = (ctx: Context): EdgeRequest => ({
   method: ctx.method,
   target: ctx.originalUrl,
   header: (name) => ctx.get(name) || undefined,
+  readBody: () => readRequestBody(ctx.req),
 });
 
 /** Mounts the fee service on Koa 3: koa-ratelimit → precondition → tollbooth() → @koa/router. */
@@ -38,26 +40,40 @@ export async function mountKoa(options: MountOptions): Promise<MountedApp> {
     }
   });
   if (limits.enabled) {
-    const limiter = ratelimit({
-      driver: limits.redis ? 'redis' : 'memory',
-      db: limits.redis ?? new Map(),
-      namespace: `${limits.prefix ?? 'fee-service:rl:'}koa`,
-      duration: limits.windowMs,
-      max: limits.max,
-      id: (ctx) => ctx.ip,
-    });
-    app.use(async (ctx, next) => {
-      if (!edge.isPaid(edgeRequest(ctx))) return next();
-      await limiter(ctx, next);
+    const limiter = (name: string, max: number, windowMs: number) =>
+      ratelimit({
+        driver: limits.redis ? 'redis' : 'memory',
+        db: limits.redis ?? new Map(),
+        namespace: `${limits.prefix ?? 'fee-service:rl:'}koa${name === 'paid' ? '' : `:${name}`}`,
+        duration: windowMs,
+        max,
+        id: (ctx) => ctx.ip,
+      });
+    const limited = async (ctx: Context, next: () => Promise<unknown>, apply: ReturnType<typeof limiter>) => {
+      await apply(ctx, next as never);
       if (ctx.state['rateLimit']) {
-        // koa-ratelimit writes a text message; the seed's 429 has no body.
+        // koa-ratelimit writes a text message; the 429 has no body (docs/fee-service-contract.md#errors).
         ctx.body = null;
         ctx.status = 429;
       }
+    };
+    const paid = limiter('paid', limits.max, limits.windowMs);
+    app.use(async (ctx, next) => {
+      if (!edge.isPaid(edgeRequest(ctx))) return next();
+      await limited(ctx, next, paid);
     });
+    const own = new Map((options.ownLimits ?? []).map((l) => [l.name, limiter(l.name, l.max, l.windowMs)]));
+    if (own.size > 0) {
+      app.use(async (ctx, next) => {
+        const name = edge.ownLimit(edgeRequest(ctx));
+        const apply = name === undefined ? undefined : own.get(name);
+        if (!apply) return next();
+        await limited(ctx, next, apply);
+      });
+    }
   }
   app.use(async (ctx, next) => {
-    const answer = edge.precondition(edgeRequest(ctx));
+    const answer = await edge.precondition(edgeRequest(ctx));
     if (answer) return send(ctx, answer);
     return next();
   });
@@ -70,11 +86,13 @@ export async function mountKoa(options: MountOptions): Promise<MountedApp> {
       const payment = ctx.state['payment'];
       const result = await route.handler({
         method: ctx.method,
+        target: ctx.originalUrl,
         url: new URL(`${ctx.protocol}://${ctx.host}${ctx.originalUrl}`),
         params: { ...(ctx['params'] as Record<string, string>) },
         header,
         requestId: payment?.requestId ?? requestIdOf(header),
         payment,
+        readBody: () => readRequestBody(ctx.req),
       });
       send(ctx, result);
     };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EncodedJson } from '../http/respond';
 import { createEdge, rememberLastPaidCheck } from '../http/routes';
 import type { RouteResult } from '../http/types';
-import type { ResourceDeps } from '../resources/types';
+import { buildTestEnvironment } from '../resources/testing';
 import { mountExpress } from './express';
 import { mountFastify } from './fastify';
 import { mountKoa } from './koa';
@@ -91,7 +91,7 @@ describe.each(Object.keys(MOUNTS) as (keyof typeof MOUNTS)[])('the %s mount', (f
         { method: 'GET', path: '/before', handler: () => asWrittenBefore(current) },
       ],
       gate: Object.create(gate, { isPaid: { value: isPaid } }) as TollboothGate,
-      edge: createEdge({ table: () => gate.routes, resources: {} as ResourceDeps, paid: [], isPaid }),
+      edge: createEdge({ table: () => gate.routes, publications: [], env: buildTestEnvironment(), isPaid }),
       rateLimit: { enabled: false, max: 1, windowMs: 1000 },
       trustProxy: false,
     });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TollboothGate } from '@tollbooth/core';
 import type { Redis } from 'ioredis';
-import type { Edge, ServiceRoute } from '../http/types';
+import type { Edge, NamedRateLimit, ServiceRoute } from '../http/types';
 
 /** Rate limit of the paid routes, applied before the payment gate. */
 export interface RateLimitSettings {
@@ -21,6 +21,11 @@ export interface MountOptions {
   gate: TollboothGate;
   edge: Edge;
   rateLimit: RateLimitSettings;
+  /**
+   * Resources' own rate limits, by name (`edge.ownLimit` names the one a request falls under).
+   * They share the paid limit's `enabled`, store and prefix.
+   */
+  ownLimits?: readonly NamedRateLimit[];
   /** Trust `X-Forwarded-*` (behind a TLS-terminating proxy). */
   trustProxy: boolean;
   /** Logs unexpected handler failures. */

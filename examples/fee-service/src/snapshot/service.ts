@@ -23,7 +23,7 @@ export interface SnapshotServiceOptions {
   upstream: FeeSnapshotSource;
   /** Poll period. Default 10,000 ms. */
   intervalMs?: number;
-  /** Age up to which a snapshot is fresh. Default 30,000 ms (seed section 8). */
+  /** Age up to which a snapshot is fresh. Default 30,000 ms (docs/fee-service-contract.md#limits). */
   freshMs?: number;
   /** Age up to which a snapshot is still served as a stale fallback. Default 120,000 ms. */
   fallbackMs?: number;

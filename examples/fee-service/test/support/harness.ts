@@ -59,6 +59,6 @@ export async function signPayment(url: string, privateKey: Hex, init?: RequestIn
 /** Token balance of an address on the devnet. */
 export const balanceOf = (devnet: Devnet, address: string) => devnet.balanceOf(address as `0x${string}`);
 
-/** A parsed JSON body; tests validate it against the seed's JSON Schema before reading fields. */
+/** A parsed JSON body; tests validate it against the contract's JSON Schema before reading fields. */
 // biome-ignore lint/suspicious/noExplicitAny: bodies are checked by JSON Schema before their fields are read
 export type JsonBody = Record<string, any>;

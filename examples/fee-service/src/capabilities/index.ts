@@ -1,0 +1,59 @@
+import type { FacilitatorClient, SchemeServer } from '@tollbooth/core';
+import type { SnapshotService } from '../snapshot/service';
+import type { BitcoinUpstreams } from './bitcoin';
+import type { PaymentTerms } from './payment-terms';
+
+export * from './bitcoin';
+export * from './payment-terms';
+
+/**
+ * What resources share, built once per service (`src/startup/capabilities.ts`). A resource names
+ * the capabilities it needs (`needs` in its declaration); when one is absent from this deployment,
+ * or only planned, the resource is published `paused`: 503 without a challenge, left out of the
+ * catalog and listed under `pausedEndpoints` in `/.well-known/x402`.
+ *
+ * To add a capability: give it a key here and a module under `src/capabilities/`, build it in
+ * `buildCapabilities`, and remove its name from {@link PlannedCapability} if it was planned.
+ */
+export interface Capabilities {
+  /** Validated fee snapshots of the configured upstream (the preview's and the decision's source). */
+  snapshots: SnapshotService;
+  /** Every configured Bitcoin upstream: mempool.space REST, Esplora, Bitcoin Core RPC. */
+  bitcoin: BitcoinUpstreams;
+  /** The payment terms, the facilitator and the schemes the payment gate uses. */
+  payments: PaymentsCapability;
+}
+
+/** The gate's payment side, for resources that look at payments themselves (the x402 demo). */
+export interface PaymentsCapability {
+  terms: PaymentTerms;
+  facilitator: FacilitatorClient;
+  /** Fixed facilitator name reported in `meta.payment.facilitator`. */
+  facilitatorName: string;
+  schemes: readonly SchemeServer[];
+}
+
+/**
+ * Capabilities that resources already name but that no module builds yet. A resource needing one
+ * is published paused with the reason given here.
+ */
+export const PLANNED_CAPABILITIES = {
+  history: 'the recorded fee estimates and per-block statistics of the fee observatory',
+} as const;
+export type PlannedCapability = keyof typeof PLANNED_CAPABILITIES;
+
+/** A capability a resource may name in `needs`. */
+export type CapabilityName = keyof Capabilities | PlannedCapability;
+
+/** The capabilities of one deployment: each one present or absent. */
+export type CapabilitySet = Partial<Capabilities>;
+
+/** The capabilities of `needs` that `capabilities` lacks (planned ones always lack). */
+export function missingCapabilities(
+  needs: readonly CapabilityName[],
+  capabilities: CapabilitySet,
+): CapabilityName[] {
+  return needs.filter(
+    (name) => name in PLANNED_CAPABILITIES || capabilities[name as keyof Capabilities] === undefined,
+  );
+}

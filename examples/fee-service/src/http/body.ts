@@ -1,0 +1,63 @@
+import type { IncomingMessage } from 'node:http';
+import { errorResult } from './respond';
+import { MAX_REQUEST_BODY_BYTES, type RouteResult } from './types';
+
+/** Thrown by {@link readRequestBody} past its limit. */
+export class RequestBodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`request body larger than ${limit} bytes`);
+    this.name = 'RequestBodyTooLargeError';
+  }
+}
+
+const BODY = Symbol('fee-service.body');
+type WithBody = IncomingMessage & { [BODY]?: Promise<Buffer> };
+
+/**
+ * Reads a request's body once and keeps the promise on the request: the edge reads it before the
+ * gate (to validate it before any challenge) and the handler reads the same bytes afterwards. A
+ * declared or actual length past `limit` rejects with {@link RequestBodyTooLargeError} without
+ * buffering the rest (Node discards it when the response ends).
+ */
+export function readRequestBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const held = req as WithBody;
+  held[BODY] ??= new Promise<Buffer>((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new RequestBodyTooLargeError(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.resume();
+        reject(new RequestBodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks, size));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', reject);
+  });
+  return held[BODY];
+}
+
+/** The answer to a body that could not be read: 413 when too large, else 400. Before any challenge. */
+export function bodyError(error: unknown, requestId: string): RouteResult {
+  if (error instanceof RequestBodyTooLargeError) {
+    return errorResult({ status: 413, code: 'payload_too_large', requestId, retryable: false });
+  }
+  return errorResult({
+    status: 400,
+    code: 'invalid_request',
+    requestId,
+    retryable: false,
+    message: 'body: the request body could not be read',
+  });
+}

@@ -1,0 +1,177 @@
+import {
+  compileRoutes,
+  createPaymentGate,
+  DEFAULT_USD_ASSETS,
+  type Discovery,
+  type LedgerStore,
+  type RouteTable,
+  type TollboothGate,
+} from '@tollbooth/core';
+import type { Logger } from 'pino';
+import type { Capabilities, CapabilitySet } from '../capabilities';
+import type { ServiceConfig } from '../config';
+import { createFeeSchemas } from '../domain/schemas';
+import {
+  createEdge,
+  createRouteLabeler,
+  createServiceRoutes,
+  type PaidCheck,
+  type Readiness,
+  rememberLastPaidCheck,
+} from '../http/routes';
+import type { Edge, NamedRateLimit, ServiceRoute } from '../http/types';
+import { createServiceMetrics, type ServiceMetrics } from '../metrics';
+import type { AnyResource, ResourceEnvironment } from '../resources/kit';
+import {
+  buildErrorCatalog,
+  buildFreeOpenApiRoutes,
+  buildResourceRoutes,
+  buildRoutesConfig,
+  type ErrorCatalogEntry,
+  type Publication,
+  publicationOf,
+} from '../resources/publish';
+import { PRICE_PATTERNS, RESOURCES } from '../resources/registry';
+import { x402Demo } from '../resources/x402/demo/resource';
+import type { Clock } from '../snapshot/clock';
+import { createServiceDiscovery } from './discovery';
+import type { StartedPayments } from './payments';
+
+/** Everything the HTTP layer serves, built from the registry and the capabilities. */
+export interface FeeServiceApplication {
+  env: ResourceEnvironment;
+  publications: Publication[];
+  errorCatalog: ErrorCatalogEntry[];
+  table: RouteTable;
+  gate: TollboothGate;
+  discovery: Discovery;
+  metrics: ServiceMetrics;
+  readiness(): Promise<Readiness>;
+  routes: ServiceRoute[];
+  edge: Edge;
+  /** `gate.isPaid` with its last answer kept: one route match per request. */
+  isPaid: PaidCheck;
+  label(method: string, path: string): string;
+  /** The resources' own rate limits (the x402 demo's). */
+  ownLimits: NamedRateLimit[];
+}
+
+export interface ApplicationOptions {
+  config: ServiceConfig;
+  capabilities: CapabilitySet & Pick<Capabilities, 'snapshots' | 'bitcoin' | 'payments'>;
+  payments: StartedPayments;
+  ledger: LedgerStore;
+  baseUrl: string;
+  logger: Logger;
+  clock?: Clock;
+  /** Default the registry's {@link RESOURCES}. */
+  resources?: readonly AnyResource[];
+}
+
+/**
+ * Step 5: publishes the registry into this deployment. Each resource's availability comes from
+ * its needs and the profile; the route table, the payment gate, discovery (catalog, well-known,
+ * OpenAPI, error codes), the routes and the edge are all built from the same publications.
+ */
+export function buildApplication(options: ApplicationOptions): FeeServiceApplication {
+  const { config, capabilities, payments, logger } = options;
+  const primary = capabilities.bitcoin[capabilities.bitcoin.primary]!;
+  const env: ResourceEnvironment = {
+    config,
+    capabilities,
+    schemas: createFeeSchemas({
+      snapshotSchema: primary.snapshotSchema,
+      source: primary.source,
+      facilitator: config.facilitator.name,
+    }),
+  };
+  const resources = options.resources ?? RESOURCES;
+  const publications = resources.map((resource) => publicationOf(resource, env));
+  const errorCatalog = buildErrorCatalog(resources);
+  const table = compileRoutes(buildRoutesConfig(publications, PRICE_PATTERNS, env, payments.terms), {
+    schemes: payments.schemes,
+    baseUrl: options.baseUrl,
+  });
+  const gate = createPaymentGate({
+    routes: table,
+    schemes: payments.schemes,
+    facilitator: payments.facilitator,
+    ledger: options.ledger,
+    logger: {
+      warn: (fields, message) => logger.warn(fields, message),
+      error: (fields, message) => logger.error(fields, message),
+    },
+    hooks: {
+      onSettled: (payment, receipt) =>
+        logger.info(
+          {
+            requestId: payment.requestId,
+            route: payment.route,
+            payer: payment.payer,
+            transaction: receipt.transaction,
+          },
+          'payment settled',
+        ),
+    },
+  });
+  const demo = publications.find((p) => p.resource === x402Demo && p.availability === 'active');
+  const discovery = createServiceDiscovery({
+    table,
+    baseUrl: options.baseUrl,
+    publications,
+    errorCatalog,
+    facilitatorUrl: payments.facilitatorUrl,
+    usdAssets: { ...DEFAULT_USD_ASSETS, [payments.terms.asset.toLowerCase()]: 6 },
+    freeRoutes: buildFreeOpenApiRoutes(publications, env),
+    ...(demo ? { demoUrl: `${options.baseUrl.replace(/\/+$/, '')}${x402Demo.path}` } : {}),
+  });
+  const metrics = createServiceMetrics({
+    snapshots: capabilities.snapshots,
+    ...(options.clock ? { now: () => options.clock!.now() } : {}),
+  });
+  const readiness = async (): Promise<Readiness> => {
+    const checks: Readiness['checks'] = {};
+    try {
+      capabilities.snapshots.current();
+      checks['snapshot'] = { ok: true };
+    } catch (error) {
+      checks['snapshot'] = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+      await payments.facilitator.supported();
+      checks['facilitator'] = { ok: true };
+    } catch (error) {
+      checks['facilitator'] = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+    return { ready: Object.values(checks).every((check) => check.ok), checks };
+  };
+  const routes = createServiceRoutes({
+    resourceRoutes: buildResourceRoutes(publications, env),
+    discovery,
+    metrics,
+    readiness,
+  });
+  // One route match per request: the edge asks first, then the gate's adapter and the metrics.
+  const isPaid = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
+  const edge = createEdge({ table: () => gate.routes, publications, env, isPaid });
+  const ownLimits = new Map<string, NamedRateLimit>();
+  for (const p of publications) {
+    const limit = p.availability === 'active' ? p.resource.rateLimit?.(config) : undefined;
+    if (limit) ownLimits.set(limit.name, limit);
+  }
+  return {
+    env,
+    publications,
+    errorCatalog,
+    table,
+    gate,
+    discovery,
+    metrics,
+    readiness,
+    routes,
+    edge,
+    isPaid,
+    label: createRouteLabeler(routes),
+    ownLimits: [...ownLimits.values()],
+  };
+}

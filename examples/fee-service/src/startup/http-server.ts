@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { ServiceConfig } from '../config';
+import type { PaidCheck } from '../http/routes';
+import { paymentOutcomeOf, type ServiceMetrics } from '../metrics';
+import type { CleanupStack } from './cleanup';
+
+/** When a response's request arrived (performance.now(), ms). */
+const STARTED = Symbol('fee-service.started');
+type Timed = ServerResponse & { [STARTED]?: number };
+
+/** What the finished-request listener reports to; set once the application is built. */
+export interface RequestObservers {
+  label(method: string, path: string): string;
+  metrics: ServiceMetrics;
+  isPaid: PaidCheck;
+}
+
+/** The service's own HTTP server: listening before the application exists, drained on shutdown. */
+export interface ServiceHttpServer {
+  server: Server;
+  /** Where it listens, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  /** The canonical base URL (PUBLIC_BASE_URL, else `url`). */
+  baseUrl: string;
+  /** Hands requests to the mounted application (until then they answer 503 "starting"). */
+  attach(dispatch: (req: IncomingMessage, res: ServerResponse) => void, observers: RequestObservers): void;
+  /** Stops accepting and waits for in-flight requests (settlements) up to `timeoutMs`. */
+  drain(timeoutMs: number): Promise<void>;
+}
+
+async function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server.address() as AddressInfo;
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Step 3: the `node:http` server, listening first because the canonical base URL may depend on
+ * the port it got. One listener per response (no closure per request) counts the request and its
+ * payment outcome and tracks the in-flight count for the graceful drain; the same on every
+ * framework, since each mount only hands over its request listener.
+ */
+export async function startHttpServer(
+  config: Pick<ServiceConfig, 'port' | 'host' | 'publicBaseUrl'>,
+  cleanups: CleanupStack,
+  logger: Logger,
+): Promise<ServiceHttpServer> {
+  let dispatch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let observers: RequestObservers | undefined;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  function finished(this: Timed) {
+    inFlight -= 1;
+    if (inFlight === 0) drained?.();
+    if (!observers) return;
+    const req = this.req;
+    const target = req.url ?? '/';
+    const query = target.indexOf('?');
+    const path = query >= 0 ? target.slice(0, query) : target;
+    const method = req.method ?? 'GET';
+    const route = observers.label(method, path);
+    const seconds = (performance.now() - this[STARTED]!) / 1000;
+    observers.metrics.observeRequest({ method, route, status: this.statusCode }, seconds);
+    // The raw target, as the gate matches it (it decodes the path itself).
+    if (observers.isPaid(method, target)) {
+      const paid = req.headers['payment-signature'] !== undefined || req.headers['x-payment'] !== undefined;
+      observers.metrics.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode, paid) });
+    }
+    if (logger.isLevelEnabled('debug'))
+      logger.debug({ method, url: req.url, status: this.statusCode, ms: seconds * 1000 }, 'request');
+  }
+
+  const server = createServer((req, res) => {
+    (res as Timed)[STARTED] = performance.now();
+    inFlight += 1;
+    res.on('close', finished);
+    if (!dispatch) {
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"starting"}');
+      return;
+    }
+    dispatch(req, res);
+  });
+  const address = await listen(server, config.port, config.host);
+  const url = `http://${hostForUrl(config.host)}:${address.port}`;
+  cleanups.push(
+    'server',
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+
+  return {
+    server,
+    url,
+    baseUrl: config.publicBaseUrl ?? url,
+    attach(handler, observe) {
+      dispatch = handler;
+      observers = observe;
+    },
+    async drain(timeoutMs) {
+      // Stop accepting; idle keep-alive sockets go now, busy ones when their response ends.
+      server.close();
+      server.closeIdleConnections();
+      if (inFlight === 0) return;
+      logger.info({ inFlight }, 'waiting for in-flight requests (settlements) to finish');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        timer.unref();
+        drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
+  };
+}

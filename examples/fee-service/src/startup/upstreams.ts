@@ -1,0 +1,55 @@
+import type { Logger } from 'pino';
+import { type BitcoinUpstreams, createBitcoinUpstreams, primarySource } from '../capabilities/bitcoin';
+import type { ServiceConfig } from '../config';
+import { type MempoolSimulator, startMempoolSimulator } from '../simulator/server';
+import type { Clock } from '../snapshot/clock';
+import { createSnapshotService, type SnapshotService } from '../snapshot/service';
+import type { CleanupStack } from './cleanup';
+
+export interface StartedUpstreams {
+  /** The embedded simulator, when no upstream URL is configured. */
+  simulator: MempoolSimulator | undefined;
+  bitcoin: BitcoinUpstreams;
+  /** The snapshot poller of the primary upstream, after its first poll. */
+  snapshots: SnapshotService;
+}
+
+/**
+ * Step 1: the Bitcoin upstreams (the configured URLs, else the embedded deterministic simulator
+ * serving all three dialects) and the snapshot poller of the primary one, polled once before the
+ * service listens.
+ */
+export async function startUpstreams(
+  config: ServiceConfig,
+  overrides: { simulator?: MempoolSimulator; clock?: Clock },
+  cleanups: CleanupStack,
+  logger: Logger,
+): Promise<StartedUpstreams> {
+  const embedded = !config.sources.mempool && !config.sources.esplora && !config.sources.core;
+  let simulator = embedded ? overrides.simulator : undefined;
+  if (embedded && !simulator) {
+    const started = await startMempoolSimulator({
+      scenario: config.simulator.scenario,
+      seed: config.simulator.seed,
+      timeScale: config.simulator.timeScale,
+    });
+    simulator = started;
+    cleanups.push('simulator', () => started.close());
+    logger.info({ url: started.url, scenario: config.simulator.scenario }, 'mempool simulator started');
+  }
+  const bitcoin = createBitcoinUpstreams(config, simulator);
+  const upstream = primarySource(bitcoin);
+  const snapshots = createSnapshotService({
+    upstream,
+    intervalMs: config.snapshotIntervalMs,
+    ...(overrides.clock ? { clock: overrides.clock } : {}),
+    onError: (error) => logger.warn({ err: error, upstream: upstream.source }, 'snapshot poll failed'),
+  });
+  snapshots.start();
+  cleanups.push('snapshots', async () => {
+    snapshots.stop();
+    await snapshots.settled();
+  });
+  await snapshots.settled();
+  return { simulator, bitcoin, snapshots };
+}
