@@ -1,12 +1,27 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DEVNET_ERROR_CODES, DevnetError } from './errors';
 
-/** The npm package that ships the anvil binary (linux x64 only). */
-export const ANVIL_PACKAGE = '@foundry-rs/anvil-linux-amd64';
+/**
+ * The npm packages that ship anvil, by `${process.platform}-${process.arch}`. Each is an
+ * optional dependency limited to its platform, so npm installs only the one that fits.
+ */
+export const ANVIL_PACKAGES: Readonly<Record<string, string>> = {
+  'linux-x64': '@foundry-rs/anvil-linux-amd64',
+  'linux-arm64': '@foundry-rs/anvil-linux-arm64',
+  'darwin-x64': '@foundry-rs/anvil-darwin-amd64',
+  'darwin-arm64': '@foundry-rs/anvil-darwin-arm64',
+  'win32-x64': '@foundry-rs/anvil-win32-amd64',
+};
+
+/** The anvil package of linux x64, the platform CI runs on. */
+export const ANVIL_PACKAGE = ANVIL_PACKAGES['linux-x64']!;
+
+/** Environment variable naming an anvil binary, read when no `anvilPath` is given. */
+export const ANVIL_PATH_ENV = 'ANVIL_PATH';
 
 // Works from the ESM sources and from both the ESM and the CJS build.
 const moduleRequire = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
@@ -16,30 +31,91 @@ export function requireFromHere(): NodeJS.Require {
   return moduleRequire;
 }
 
-/**
- * Finds the anvil binary inside {@link ANVIL_PACKAGE}.
- * @throws DevnetError `ERR_DEVNET_ANVIL_NOT_FOUND` when the package is not installed.
- */
-export function resolveAnvilPath(): string {
+/** Where {@link resolveAnvilPath} looks; every field defaults to this process's own. */
+export interface ResolveAnvilPathOptions {
+  /** An anvil binary given explicitly (the `anvilPath` option, `--anvil`). */
+  anvilPath?: string | undefined;
+  /** Default `process.env` (`ANVIL_PATH`, `PATH`, `HOME`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Default `process.platform`. */
+  platform?: string;
+  /** Default `process.arch`. */
+  arch?: string;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The binary inside the platform's anvil package, if that package is installed. */
+function packagedAnvil(packageName: string, platform: string): string | undefined {
   let packageJson: string;
   try {
-    packageJson = moduleRequire.resolve(`${ANVIL_PACKAGE}/package.json`);
-  } catch (cause) {
-    throw new DevnetError(
-      DEVNET_ERROR_CODES.ANVIL_NOT_FOUND,
-      `anvil not found: the optional dependency ${ANVIL_PACKAGE} is not installed (it exists for linux x64 only; ` +
-        `this is ${process.platform} ${process.arch}). Install foundry and pass its anvil with the anvilPath option.`,
-      { cause },
-    );
+    packageJson = moduleRequire.resolve(`${packageName}/package.json`);
+  } catch {
+    return undefined;
   }
-  const binary = join(dirname(packageJson), 'bin', 'anvil');
-  if (!existsSync(binary)) {
-    throw new DevnetError(
-      DEVNET_ERROR_CODES.ANVIL_NOT_FOUND,
-      `anvil not found at ${binary} (${ANVIL_PACKAGE})`,
-    );
+  const binary = join(dirname(packageJson), 'bin', platform === 'win32' ? 'anvil.exe' : 'anvil');
+  return isFile(binary) ? binary : undefined;
+}
+
+/** An anvil on `PATH`, or where foundryup installs it (`~/.foundry/bin`). */
+function installedAnvil(
+  env: Readonly<Record<string, string | undefined>>,
+  platform: string,
+): string | undefined {
+  const name = platform === 'win32' ? 'anvil.exe' : 'anvil';
+  const separator = platform === 'win32' ? ';' : ':';
+  const dirs = (env['PATH'] ?? '').split(separator).filter((dir) => dir !== '');
+  const home = env['HOME'] ?? env['USERPROFILE'];
+  if (home) dirs.push(join(home, '.foundry', 'bin'));
+  return dirs.map((dir) => join(dir, name)).find(isFile);
+}
+
+/**
+ * Finds the anvil binary to run, in this order: `anvilPath`; the `ANVIL_PATH` environment
+ * variable; the anvil npm package of this platform (linux x64 and arm64, macOS x64 and arm64,
+ * Windows x64); an `anvil` on `PATH` or in `~/.foundry/bin`.
+ *
+ * @throws DevnetError `ERR_DEVNET_ANVIL_NOT_FOUND` when a given path is not a file, or when no
+ *   anvil is found for the platform (the message says how to install one and point at it).
+ * @example
+ * resolveAnvilPath({ env: { ANVIL_PATH: '/opt/foundry/bin/anvil' } }) // '/opt/foundry/bin/anvil'
+ */
+export function resolveAnvilPath(options: ResolveAnvilPathOptions = {}): string {
+  const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const arch = options.arch ?? process.arch;
+  const given: Array<[string, string | undefined]> = [
+    ['anvilPath', options.anvilPath],
+    [ANVIL_PATH_ENV, env[ANVIL_PATH_ENV]],
+  ];
+  for (const [name, path] of given) {
+    if (path === undefined || path === '') continue;
+    if (!isFile(path)) {
+      throw new DevnetError(
+        DEVNET_ERROR_CODES.ANVIL_NOT_FOUND,
+        `anvil not found: ${name} is ${JSON.stringify(path)}, which is not a file`,
+      );
+    }
+    return path;
   }
-  return binary;
+  const packageName = ANVIL_PACKAGES[`${platform}-${arch}`];
+  const found = (packageName && packagedAnvil(packageName, platform)) || installedAnvil(env, platform);
+  if (found) return found;
+  const packaged = packageName
+    ? `its npm package ${packageName} is not installed (an optional dependency: npm install --include=optional)`
+    : 'no npm package ships anvil for it';
+  throw new DevnetError(
+    DEVNET_ERROR_CODES.ANVIL_NOT_FOUND,
+    `anvil not found for ${platform} ${arch}: ${packaged}, and no anvil is on PATH. Install Foundry ` +
+      `(https://getfoundry.sh) and set ${ANVIL_PATH_ENV}=/path/to/anvil (tollbooth-devnet --anvil, ` +
+      'startDevnet({ anvilPath })).',
+  );
 }
 
 /** Asks the OS for a free loopback TCP port. */

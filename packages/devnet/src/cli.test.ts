@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { resolveAnvilPath } from './anvil';
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), 'cli.ts');
 
@@ -59,5 +60,39 @@ describe('tollbooth-devnet', () => {
     expect(await run.exited).toBe(2);
     expect(run.output().stderr).toContain('--payers must be a non-negative integer');
     expect(run.output().stderr).toContain('Usage: tollbooth-devnet');
+  }, 20_000);
+
+  it('runs the anvil that --anvil names, and stops it on SIGTERM', async () => {
+    const anvil = resolveAnvilPath();
+    const run = runCli(['--anvil', anvil, '--payers', '0']);
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!run.output().stdout.includes('Press Ctrl-C') && Date.now() < deadline) {
+        if (run.child.exitCode !== null) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const rpcUrl = /RPC URL\s+(\S+)/.exec(run.output().stdout)?.[1];
+      expect(rpcUrl, run.output().stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      await expect(fetch(rpcUrl!, { method: 'POST' })).rejects.toThrow();
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('exits 1 with one line naming the error when --anvil is not a file', async () => {
+    const run = runCli(['--anvil', '/nonexistent/anvil']);
+    expect(await run.exited).toBe(1);
+    expect(run.output().stderr).toBe(
+      'ERR_DEVNET_ANVIL_NOT_FOUND: anvil not found: anvilPath is "/nonexistent/anvil", which is not a file\n',
+    );
+    expect(run.output().stdout).toBe('');
+  }, 20_000);
+
+  it('lists its exit codes in --help', async () => {
+    const run = runCli(['--help']);
+    expect(await run.exited).toBe(0);
+    expect(run.output().stdout).toMatch(/Exit codes: 0 .*1 .*2 bad arguments/s);
   }, 20_000);
 });

@@ -18,7 +18,12 @@ Options:
   --payers <n>           funded payer accounts (default ${DEVNET_DEFAULTS.payers})
   --payer-balance <n>    atomic token units per payer (default ${DEVNET_DEFAULTS.payerBalance})
   --no-canonical         deploy the token at a fresh address instead of the canonical USDC address
-  -h, --help             show this help`;
+  --anvil <path>         the anvil binary to run (default: $ANVIL_PATH, else the anvil npm package
+                         of this platform, else anvil on PATH)
+  -h, --help             show this help
+
+Exit codes: 0 stopped by Ctrl-C or SIGTERM, 1 the devnet could not start (no anvil, anvil
+failed, set-up reverted; the error code and message are printed), 2 bad arguments.`;
 
 function parseInteger(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -36,6 +41,7 @@ function parseOptions(argv: string[]): StartDevnetOptions | 'help' {
       payers: { type: 'string' },
       'payer-balance': { type: 'string' },
       'no-canonical': { type: 'boolean' },
+      anvil: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -52,6 +58,7 @@ function parseOptions(argv: string[]): StartDevnetOptions | 'help' {
     payers: parseInteger('payers', values.payers),
     payerBalance: balance === undefined ? undefined : BigInt(balance),
     atCanonicalAddress: values['no-canonical'] ? false : undefined,
+    anvilPath: values.anvil,
   };
 }
 

@@ -132,8 +132,9 @@ describe('startDevnet', () => {
 
   it('names the missing binary when anvilPath does not exist', async () => {
     const error = await startDevnet({ anvilPath: '/nonexistent/anvil' }).catch((e: unknown) => e);
-    expect((error as DevnetError).code).toBe('ERR_DEVNET_ANVIL_START_FAILED');
-    expect((error as Error).message).toContain('/nonexistent/anvil');
-    expect((error as Error).message).toContain('ENOENT');
+    expect((error as DevnetError).code).toBe('ERR_DEVNET_ANVIL_NOT_FOUND');
+    expect((error as Error).message).toBe(
+      'anvil not found: anvilPath is "/nonexistent/anvil", which is not a file',
+    );
   });
 });

@@ -59,7 +59,10 @@ export interface StartDevnetOptions {
   tokenSymbol?: string;
   /** EIP-712 domain version (TollboothUSD only; Circle's is always "2"). Default "2". */
   tokenVersion?: string;
-  /** Path of an anvil binary. Default: the one in `@foundry-rs/anvil-linux-amd64`. */
+  /**
+   * Path of an anvil binary. Default: `ANVIL_PATH`, else the anvil npm package of this platform,
+   * else an `anvil` on `PATH` (see `resolveAnvilPath`).
+   */
   anvilPath?: string;
   /** How long anvil may take to answer. Default 10,000 ms. */
   startTimeoutMs?: number;
@@ -268,7 +271,7 @@ function resolveOptions(options: StartDevnetOptions): ResolvedOptions {
 }
 
 async function startAnvil(o: ResolvedOptions) {
-  const anvilPath = o.anvilPath ?? resolveAnvilPath();
+  const anvilPath = resolveAnvilPath({ anvilPath: o.anvilPath });
   const accounts = Math.max(10, FIRST_PAYER_INDEX + o.payers);
   const common = { chainId: o.chainId, accounts, anvilPath, startTimeoutMs: o.startTimeoutMs };
   if (o.port !== undefined) return spawnAnvil({ ...common, port: o.port });
