@@ -1,4 +1,5 @@
 // The smallest Express paywall: one route at $0.001 in USDC on Base, settled by a facilitator.
+import type { AddressInfo } from 'node:net';
 import { createHttpFacilitatorClient, type FacilitatorClient } from '@tollbooth/core';
 import { startDevnet } from '@tollbooth/devnet';
 import { createExactEvmFacilitator, createExactEvmScheme } from '@tollbooth/evm';
@@ -20,10 +21,28 @@ export function createApp({ payTo, facilitator }: { payTo: string; facilitator: 
 if (import.meta.url === `file://${process.argv[1]}`) {
   // FACILITATOR_URL (and PAY_TO) for a real facilitator; otherwise a local chain and facilitator.
   const url = process.env['FACILITATOR_URL'];
-  const devnet = url ? undefined : await startDevnet();
+  const port = Number(process.env['PORT'] ?? 4021);
+  const devnet = url
+    ? undefined
+    : await startDevnet().catch((error: Error) => {
+        console.error(error.message);
+        return process.exit(1);
+      });
   const facilitator = devnet
     ? createExactEvmFacilitator(devnet.facilitatorOptions)
     : createHttpFacilitatorClient({ url: url! });
   const payTo = process.env['PAY_TO'] ?? devnet!.accounts.payTo.address;
-  createApp({ payTo, facilitator }).listen(4021, () => console.log('GET http://localhost:4021/joke'));
+  // Stop the local chain before exiting: a signal's default action would leave anvil running.
+  const exit = (code: number) => void Promise.resolve(devnet?.stop()).then(() => process.exit(code));
+  const refused = (error: NodeJS.ErrnoException) => {
+    console.error(
+      error.code === 'EADDRINUSE' ? `port ${port} is in use: set PORT to a free port` : error.message,
+    );
+    exit(1);
+  };
+  const server = createApp({ payTo, facilitator }).listen(port);
+  server.once('error', refused).once('listening', () => {
+    console.log(`GET http://localhost:${(server.address() as AddressInfo).port}/joke`);
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => server.close(() => exit(0)));
 }

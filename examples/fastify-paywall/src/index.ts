@@ -19,13 +19,26 @@ export async function createApp({ payTo, facilitator }: { payTo: string; facilit
 if (import.meta.url === `file://${process.argv[1]}`) {
   // FACILITATOR_URL (and PAY_TO) for a real facilitator; otherwise a local chain and facilitator.
   const url = process.env['FACILITATOR_URL'];
-  const devnet = url ? undefined : await startDevnet();
+  const port = Number(process.env['PORT'] ?? 4021);
+  const devnet = url
+    ? undefined
+    : await startDevnet().catch((error: Error) => {
+        console.error(error.message);
+        return process.exit(1);
+      });
   const facilitator = devnet
     ? createExactEvmFacilitator(devnet.facilitatorOptions)
     : createHttpFacilitatorClient({ url: url! });
-  const app = await createApp({
-    payTo: process.env['PAY_TO'] ?? devnet!.accounts.payTo.address,
-    facilitator,
-  });
-  console.log(`GET ${await app.listen({ port: 4021 })}/joke`);
+  const payTo = process.env['PAY_TO'] ?? devnet!.accounts.payTo.address;
+  // Stop the local chain before exiting: a signal's default action would leave anvil running.
+  const exit = (code: number) => void Promise.resolve(devnet?.stop()).then(() => process.exit(code));
+  const refused = (error: NodeJS.ErrnoException) => {
+    console.error(
+      error.code === 'EADDRINUSE' ? `port ${port} is in use: set PORT to a free port` : error.message,
+    );
+    exit(1);
+  };
+  const app = await createApp({ payTo, facilitator });
+  app.listen({ port }).then((address) => console.log(`GET ${address}/joke`), refused);
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => app.close().then(() => exit(0)));
 }

@@ -47,7 +47,9 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
+main().catch((error: NodeJS.ErrnoException & { port?: number }) => {
+  console.error(
+    error.code === 'EADDRINUSE' ? `port ${error.port} is in use: set PORT to a free port` : error,
+  );
   process.exit(1);
 });
