@@ -7,6 +7,8 @@ import type { MachineInfo } from './lib/machine';
 import { SERVER_NODE_FLAGS } from './lib/server-process';
 import { fmt, fmtRatio, fmtSpread, median, type Spread, spread } from './lib/stats';
 import { type MicroResult, type MicroSectionResult, PAID_OPS, PAID_WARMUP_OPS } from './micro';
+import type { ObservatorySectionResult } from './observatory';
+import { observatoryTarget, renderObservatorySection } from './observatory-report';
 import type { ProfiledCase, ProfileSectionResult } from './profile';
 import type { ScalingSectionResult } from './scaling';
 
@@ -23,6 +25,9 @@ export interface BenchReport {
   scaling?: ScalingSectionResult;
   devnet?: DevnetSectionResult;
   profile?: ProfileSectionResult;
+  observatory?: ObservatorySectionResult;
+  /** Sections not run this time, kept from the run that measured them (`--only`). */
+  carried?: Partial<Record<string, { startedAt: string; quick: boolean }>>;
 }
 
 type Verdict = 'met' | 'missed' | 'not measured';
@@ -236,6 +241,7 @@ function targets(r: BenchReport): TargetRow[] {
         : {}),
     });
   }
+  rows.push(observatoryTarget(r.observatory));
   return rows;
 }
 
@@ -277,6 +283,16 @@ export function renderReport(r: BenchReport): string {
     '',
   );
   if (c.quick) out.push('> **Quick run**: short rounds for development, not for conclusions.', '');
+  if (r.carried) {
+    const runs = Object.entries(r.carried).map(
+      ([section, from]) =>
+        `${section} (run of ${from!.startedAt.slice(0, 10)}${from!.quick ? ', quick' : ''})`,
+    );
+    out.push(
+      `> **Sections carried over**: this run measured only ${c.sections.join(', ')}; ${runs.join(', ')} are kept from the earlier run named, and the machine and load below are this run's.`,
+      '',
+    );
+  }
   if (r.partial)
     out.push(
       '> **Incomplete run**: written after a section while the later ones were still to run; the run stopped before they ended.',
@@ -432,6 +448,7 @@ export function renderReport(r: BenchReport): string {
       '',
     );
   }
+  if (r.observatory) out.push(...renderObservatorySection(r.observatory));
   out.push(
     '## Running it',
     '',
@@ -440,6 +457,7 @@ export function renderReport(r: BenchReport): string {
     'npm run bench:source             # the same against the TypeScript sources (no build)',
     'npm run bench -- --quick         # short development run',
     'npm run bench -- --only=http,micro --rounds=9 --duration=5',
+    'npm run bench -- --only=observatory   # the fee observatory alone; other sections kept from the last run',
     'npm run bench -- --help',
     '```',
     '',

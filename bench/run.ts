@@ -1,21 +1,42 @@
 // `npm run bench`: runs the benchmark sections and writes docs/benchmarks.md (GitHub issue 8).
 // Never part of `npm test`. `npm run bench -- --quick` for a short development run,
 // `--only=http,micro` for some sections, `--help` for every option.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runDevnetSection } from './devnet';
 import { runHttpSection } from './http';
-import { readConfig } from './lib/config';
+import { readConfig, SECTIONS } from './lib/config';
 import { describeMachine, sampleLoad } from './lib/machine';
 import { benchChallenge, benchPayers, signPaymentPool } from './lib/payments';
 import type { ServerProcess } from './lib/server-process';
 import { paidOpsNeeded, runMicroSection } from './micro';
+import { runObservatorySection } from './observatory';
 import { runProfileSection } from './profile';
 import { type BenchReport, renderReport } from './report';
 import { runScalingSection } from './scaling';
 
 const config = readConfig();
+
+/**
+ * A run of some sections keeps the other sections' results of the previous full or partial run
+ * (the saved JSON), so `--only=observatory` does not drop the HTTP tables; the report names the run
+ * each carried section comes from.
+ */
+function carryOver(report: BenchReport, savedPath: string): void {
+  if (!existsSync(savedPath)) return;
+  const saved = JSON.parse(readFileSync(savedPath, 'utf8')) as BenchReport;
+  const carried: NonNullable<BenchReport['carried']> = {};
+  for (const section of SECTIONS) {
+    if (config.sections.includes(section)) continue;
+    const previous = saved[section];
+    if (previous === undefined) continue;
+    (report as unknown as Record<string, unknown>)[section] = previous;
+    carried[section] = saved.carried?.[section] ?? { startedAt: saved.startedAt, quick: saved.config.quick };
+  }
+  if (saved.signing && !report.signing) report.signing = saved.signing;
+  if (Object.keys(carried).length > 0) report.carried = carried;
+}
 const outputPath = config.output
   ? resolve(fileURLToPath(new URL('..', import.meta.url)), config.output)
   : undefined;
@@ -60,8 +81,10 @@ try {
     accounts: benchPayers(8),
     onProgress: (n) => log(`  signed ${n}/${poolSize} payments`),
   });
-  report.signing = { count: poolSize, ms: pool.signingMs };
-  log(`signed ${poolSize} distinct EIP-3009 payments with viem in ${(pool.signingMs / 1000).toFixed(1)} s`);
+  if (poolSize > 0) {
+    report.signing = { count: poolSize, ms: pool.signingMs };
+    log(`signed ${poolSize} distinct EIP-3009 payments with viem in ${(pool.signingMs / 1000).toFixed(1)} s`);
+  }
 
   if (wants('micro')) {
     log('micro-benchmarks');
@@ -90,12 +113,19 @@ try {
     log('CPU profiles');
     report.profile = await runProfileSection(config, pool, log, servers);
     await stopServers();
+    writePartial();
+  }
+  if (wants('observatory')) {
+    log('fee observatory');
+    report.observatory = await runObservatorySection(config, log);
   }
 } finally {
   await stopServers();
   stopSampling();
 }
 report.elapsedSeconds = (performance.now() - started) / 1000;
+if (outputPath && config.sections.length < SECTIONS.length)
+  carryOver(report, outputPath.replace(/\.md$/, '') + '.json');
 const markdown = renderReport(report);
 if (outputPath) {
   writeFileSync(outputPath, markdown);

@@ -2,8 +2,8 @@
 // runs, fewer rounds, small pools. Every setting can be overridden one by one.
 import { parseArgs } from 'node:util';
 
-export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile';
-export const SECTIONS: readonly Section[] = ['http', 'micro', 'devnet', 'scaling', 'profile'];
+export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile' | 'observatory';
+export const SECTIONS: readonly Section[] = ['http', 'micro', 'devnet', 'scaling', 'profile', 'observatory'];
 
 export interface BenchConfig {
   quick: boolean;
@@ -48,6 +48,9 @@ const HELP = `npm run bench -- [options]
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
   --paid=N                paid requests per run (default 4000; env BENCH_PAID)
   --payers=N --payments=N devnet payers and payments each (default 20 x 25)
+  --only=observatory      the fee observatory alone (scoreboard over 10^4..10^6 estimates, the
+                          recorder per poll); a run of some sections keeps the other sections'
+                          results of the previous run (from the saved JSON) and says so
   --out=PATH              report path (default docs/benchmarks.md); --no-write to print only; the
                           run's results are saved beside it as JSON (docs/benchmarks.json)
   --render=PATH           no run: render the report again from saved results (after a change to

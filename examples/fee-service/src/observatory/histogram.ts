@@ -1,18 +1,19 @@
 /**
- * A mergeable histogram of non-negative integers (overpayments in sats at 140 vB), so a window's
- * median and p90 come from adding hourly histograms instead of rereading every judged estimate.
+ * A mergeable histogram of non-negative integers (overpayments in sats at 140 vB, or msat/vB), so
+ * a window's median and p90 come from adding histograms instead of rereading every judged estimate.
  *
  * Values below {@link EXACT_LIMIT} have a bin each and are exact; above it, each power of two is
- * split into {@link SUB_BINS} bins and a quantile reports its bin's midpoint (within 1/128 ≈ 0.8 %
- * of the true value). An overpayment of 1,024 sats at 140 vB is already 7.3 sat/vB too much.
+ * split into {@link SUB_BINS} bins and a quantile reports its bin's midpoint (within 1/64 ≈ 1.6 %
+ * of the true value). The bins are few enough ({@link BIN_COUNT}) for a day's histogram to be a
+ * dense array, which is what keeps a month's scoreboard cheap.
  */
 
 /** Values below this are counted exactly. */
-export const EXACT_LIMIT = 1024;
+export const EXACT_LIMIT = 256;
 /** Bins per power of two above {@link EXACT_LIMIT}. */
-export const SUB_BINS = 64;
-const EXACT_BITS = 10; // log2(EXACT_LIMIT)
-const SUB_BITS = 6; // log2(SUB_BINS)
+export const SUB_BINS = 32;
+const EXACT_BITS = 8; // log2(EXACT_LIMIT)
+const SUB_BITS = 5; // log2(SUB_BINS)
 /** Largest value kept as itself; larger ones are clamped (2^31 sats is 21 BTC at 140 vB). */
 export const MAX_VALUE = 2 ** 31 - 1;
 /** Number of bins. */
@@ -22,7 +23,7 @@ export const BIN_COUNT = EXACT_LIMIT + (31 - EXACT_BITS) * SUB_BINS;
 export function binOf(value: number): number {
   const v = Math.min(MAX_VALUE, Math.max(0, Math.floor(value)));
   if (v < EXACT_LIMIT) return v;
-  const exponent = 31 - Math.clz32(v); // floor(log2 v), ≥ 10
+  const exponent = 31 - Math.clz32(v); // floor(log2 v), ≥ EXACT_BITS
   const sub = (v - 2 ** exponent) >>> (exponent - SUB_BITS);
   return EXACT_LIMIT + (exponent - EXACT_BITS) * SUB_BINS + sub;
 }
@@ -47,40 +48,64 @@ export function addToHistogram(histogram: SparseHistogram, value: number, delta:
   else histogram.set(bin, count);
 }
 
+/** A dense histogram: one count per bin. */
+export type DenseHistogram = Float64Array;
+
+export function denseHistogram(): DenseHistogram {
+  return new Float64Array(BIN_COUNT);
+}
+
+/** Adds a sparse histogram times `sign` into a dense one; returns the count added. */
+export function addSparse(target: DenseHistogram, histogram: SparseHistogram, sign = 1): number {
+  let total = 0;
+  for (const [bin, count] of histogram) {
+    target[bin] = target[bin]! + sign * count;
+    total += count;
+  }
+  return sign * total;
+}
+
+/** Adds one dense histogram into another, bins `0 … upTo` (the source's highest non-empty bin). */
+export function addDense(target: DenseHistogram, source: DenseHistogram, upTo = BIN_COUNT - 1): void {
+  for (let bin = 0; bin <= upTo; bin += 1) target[bin] = target[bin]! + source[bin]!;
+}
+
 /**
- * Accumulates sparse histograms into a dense one and answers nearest-rank quantiles: the
- * q-quantile is the smallest value with at least ceil(q × n) observations at or below it.
+ * Nearest-rank quantiles of a dense histogram holding `total` observations, for ascending `qs`
+ * (0 < q ≤ 1): the q-quantile is the smallest value with at least ceil(q × total) observations at
+ * or below it. Undefined when empty.
  */
+export function quantilesOf(
+  histogram: DenseHistogram,
+  total: number,
+  qs: readonly number[],
+): (number | undefined)[] {
+  if (total <= 0) return qs.map(() => undefined);
+  const out: (number | undefined)[] = [];
+  let bin = 0;
+  let seen = histogram[0]!;
+  for (const q of qs) {
+    const rank = Math.max(1, Math.ceil(q * total));
+    while (seen < rank && bin < BIN_COUNT - 1) {
+      bin += 1;
+      seen += histogram[bin]!;
+    }
+    out.push(valueOfBin(bin));
+  }
+  return out;
+}
+
+/** Accumulates sparse histograms and answers nearest-rank quantiles (see {@link quantilesOf}). */
 export class HistogramSum {
-  private readonly counts = new Float64Array(BIN_COUNT);
-  private readonly touched: number[] = [];
+  private readonly counts = denseHistogram();
   total = 0;
 
   add(histogram: SparseHistogram): void {
-    for (const [bin, count] of histogram) {
-      const before = this.counts[bin]!;
-      if (before === 0) this.touched.push(bin);
-      this.counts[bin] = before + count;
-      this.total += count;
-    }
+    this.total += addSparse(this.counts, histogram);
   }
 
-  /** Nearest-rank quantiles for ascending `qs` (0 < q ≤ 1); undefined when empty. */
   quantiles(qs: readonly number[]): (number | undefined)[] {
-    if (this.total <= 0) return qs.map(() => undefined);
-    const bins = this.touched.filter((bin) => this.counts[bin]! > 0).sort((a, b) => a - b);
-    const out: (number | undefined)[] = [];
-    let index = 0;
-    let seen = 0;
-    for (const q of qs) {
-      const rank = Math.max(1, Math.ceil(q * this.total));
-      while (index < bins.length && seen + this.counts[bins[index]!]! < rank) {
-        seen += this.counts[bins[index]!]!;
-        index += 1;
-      }
-      out.push(index < bins.length ? valueOfBin(bins[index]!) : valueOfBin(bins.at(-1)!));
-    }
-    return out;
+    return quantilesOf(this.counts, this.total, qs);
   }
 }
 

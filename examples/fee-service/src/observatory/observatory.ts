@@ -99,8 +99,11 @@ export interface ScoreTimeline {
 export interface Observatory {
   /** Reads the score buckets written since the last refresh. */
   refresh(): Promise<void>;
-  /** The scoreboard of the last `hours` clock hours (the current hour included). */
-  scoreboard(options?: { hours?: number }): Promise<Scoreboard>;
+  /**
+   * The scoreboard of the last `hours` clock hours (the current hour included). The last results
+   * are kept until the scores change; `cache: false` computes it anew (the bench).
+   */
+  scoreboard(options?: { hours?: number; cache?: boolean }): Promise<Scoreboard>;
   /** Hit rate and median overpayment per `stepHours` over the last `hours` (charts). */
   timeline(options: { hours: number; stepHours: number }): Promise<ScoreTimeline>;
   /** Hit rate and evidence of one (source, target) over the window, or undefined without data. */
@@ -223,11 +226,11 @@ export function createObservatory(options: {
 
   const observatory: Observatory = {
     refresh,
-    async scoreboard({ hours = OBSERVATORY_LIMITS.defaultHours } = {}) {
+    async scoreboard({ hours = OBSERVATORY_LIMITS.defaultHours, cache = true } = {}) {
       await fresh();
       const toHour = hourOf(now());
       const fromHour = toHour - hours + 1;
-      const rows = book.scoreboard(fromHour, toHour);
+      const rows = book.scoreboard(fromHour, toHour, { cache });
       const board: Scoreboard = {
         window: { hours, from: iso(fromHour * HOUR_MS), to: iso((toHour + 1) * HOUR_MS) },
         rows,

@@ -1,17 +1,22 @@
 import {
+  addDense,
+  addSparse,
   addToHistogram,
-  HistogramSum,
+  binOf,
+  type DenseHistogram,
+  denseHistogram,
   histogramFromJson,
   histogramToJson,
+  quantilesOf,
   type SparseHistogram,
 } from './histogram';
 import { costOf, type Judgment, rankRows } from './scoring';
 
 /**
  * The scores kept incrementally: per (source, target, clock hour of the estimate), counts and
- * histograms that a judgment adds to and a reorg takes back. A scoreboard over a window adds at
- * most `hours` buckets per row — its cost depends on the window and the number of rows, never on
- * how many estimates the history holds.
+ * histograms that a judgment adds to and a reorg takes back, and the same per clock day as dense
+ * arrays. A scoreboard adds the whole days of its window and at most 46 edge hours per row: its
+ * cost depends on the window and the number of rows, never on how many estimates the history holds.
  */
 
 export const HOUR_MS = 3_600_000;
@@ -80,6 +85,8 @@ export interface ScoreRow {
 export type RankedScoreRow = ScoreRow & { rank: number };
 
 const keyOf = (source: string, target: number) => `${target}\u0000${source}`;
+const HOURS_PER_DAY = 24;
+const dayOf = (hour: number) => Math.floor(hour / HOURS_PER_DAY);
 
 function emptyBucket(source: string, target: number, hour: number): ScoreBucket {
   return {
@@ -97,77 +104,182 @@ function emptyBucket(source: string, target: number, hour: number): ScoreBucket 
   };
 }
 
+/** A row's totals over one clock day: the sum of its hour buckets, histograms dense. */
+interface DayTotals {
+  polls: number;
+  valid: number;
+  n: number;
+  hits: number;
+  overpays: number;
+  overpaymentSats: DenseHistogram;
+  overpaymentMsat: DenseHistogram;
+  /** Highest bin ever counted in each histogram (the rest is zero: adding stops there). */
+  topSatsBin: number;
+  topMsatBin: number;
+  tipHeights: Map<number, number>;
+  /** The union of the day's judged windows as sorted, disjoint intervals; rebuilt after a change. */
+  windows: [number, number][] | undefined;
+}
+
+function emptyDay(): DayTotals {
+  return {
+    polls: 0,
+    valid: 0,
+    n: 0,
+    hits: 0,
+    overpays: 0,
+    overpaymentSats: denseHistogram(),
+    overpaymentMsat: denseHistogram(),
+    topSatsBin: 0,
+    topMsatBin: 0,
+    tipHeights: new Map(),
+    windows: undefined,
+  };
+}
+
+/** One (source, target): its hour buckets and day totals. */
+interface Row {
+  source: string;
+  target: number;
+  hours: Map<number, ScoreBucket>;
+  days: Map<number, DayTotals>;
+}
+
 /** Rounds a share to 4 decimals (a JSON-friendly figure, no float tails). */
 const share = (part: number, whole: number) => Math.round((part / whole) * 10_000) / 10_000;
 
+/** The windows [h+1, h+target] of the given tip heights, merged into sorted disjoint intervals. */
+export function windowIntervals(tipHeights: Iterable<number>, target: number): [number, number][] {
+  return mergeIntervals([...tipHeights].map((h): [number, number] => [h + 1, h + target]));
+}
+
+/** Sorts and merges intervals [first, last] that overlap or touch. */
+function mergeIntervals(intervals: [number, number][]): [number, number][] {
+  intervals.sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [first, last] of intervals) {
+    const top = out.at(-1);
+    if (top && first <= top[1] + 1) top[1] = Math.max(top[1], last);
+    else out.push([first, last]);
+  }
+  return out;
+}
+
+const coveredBy = (intervals: readonly [number, number][]) =>
+  intervals.reduce((sum, [first, last]) => sum + last - first + 1, 0);
+
 /** Distinct heights covered by the windows [h+1, h+target] of the given tip heights. */
 export function unionOfWindows(tipHeights: Iterable<number>, target: number): number {
-  const sorted = [...new Set(tipHeights)].sort((a, b) => a - b);
-  let covered = 0;
-  let end = Number.NEGATIVE_INFINITY; // last height counted
-  for (const h of sorted) {
-    const first = Math.max(h + 1, end + 1);
-    const last = h + target;
-    if (last >= first) {
-      covered += last - first + 1;
-      end = last;
-    }
-  }
-  return covered;
+  return coveredBy(windowIntervals(tipHeights, target));
 }
+
+function bumpCount(map: Map<number, number>, key: number, delta: number): void {
+  const count = (map.get(key) ?? 0) + delta;
+  if (count === 0) map.delete(key);
+  else map.set(key, count);
+}
+
+/** Adds (`sign` 1) or removes (−1) a whole hour bucket from its day's totals. */
+function addBucketToDay(day: DayTotals, bucket: ScoreBucket, sign: 1 | -1): void {
+  day.polls += sign * bucket.polls;
+  day.valid += sign * bucket.valid;
+  day.n += sign * bucket.n;
+  day.hits += sign * bucket.hits;
+  day.overpays += sign * bucket.overpays;
+  addSparse(day.overpaymentSats, bucket.overpaymentSats, sign);
+  addSparse(day.overpaymentMsat, bucket.overpaymentMsat, sign);
+  for (const bin of bucket.overpaymentSats.keys()) day.topSatsBin = Math.max(day.topSatsBin, bin);
+  for (const bin of bucket.overpaymentMsat.keys()) day.topMsatBin = Math.max(day.topMsatBin, bin);
+  for (const [height, count] of bucket.tipHeights) bumpCount(day.tipHeights, height, sign * count);
+  day.windows = undefined;
+}
+
+/** Scratch arrays of one scoreboard row (reused: a scoreboard allocates no histogram). */
+const scratchSats = denseHistogram();
+const scratchMsat = denseHistogram();
 
 /**
  * The incremental score book. `changed()` lists the buckets touched since the last call, for the
  * history store; `load()` replaces buckets read back from it (other instances follow the recorder
- * that way).
+ * that way). The last scoreboards are kept until the next change.
  */
 export class ScoreBook {
-  /** (target, source) → hour → bucket. */
-  private readonly rows = new Map<string, Map<number, ScoreBucket>>();
+  private readonly rows = new Map<string, Row>();
   private readonly dirty = new Set<ScoreBucket>();
+  private readonly cache = new Map<string, RankedScoreRow[]>();
 
-  private bucket(source: string, target: number, hour: number): ScoreBucket {
+  private row(source: string, target: number): Row {
     const key = keyOf(source, target);
-    let hours = this.rows.get(key);
-    if (!hours) {
-      hours = new Map();
-      this.rows.set(key, hours);
+    let row = this.rows.get(key);
+    if (!row) {
+      row = { source, target, hours: new Map(), days: new Map() };
+      this.rows.set(key, row);
     }
-    let bucket = hours.get(hour);
-    if (!bucket) {
-      bucket = emptyBucket(source, target, hour);
-      hours.set(hour, bucket);
-    }
-    this.dirty.add(bucket);
-    return bucket;
+    return row;
   }
 
-  /** Counts one poll of `source` for `target` at `observedAtMs`; `valid` when it returned a value. */
-  addPoll(source: string, target: number, observedAtMs: number, valid: boolean): void {
-    const bucket = this.bucket(source, target, hourOf(observedAtMs));
+  private day(row: Row, hour: number): DayTotals {
+    let day = row.days.get(dayOf(hour));
+    if (!day) {
+      day = emptyDay();
+      row.days.set(dayOf(hour), day);
+    }
+    return day;
+  }
+
+  private bucket(source: string, target: number, hour: number): { bucket: ScoreBucket; day: DayTotals } {
+    const row = this.row(source, target);
+    let bucket = row.hours.get(hour);
+    if (!bucket) {
+      bucket = emptyBucket(source, target, hour);
+      row.hours.set(hour, bucket);
+    }
+    this.dirty.add(bucket);
+    this.cache.clear();
+    return { bucket, day: this.day(row, hour) };
+  }
+
+  /** Counts one poll of `source` for `target` at `observedAt`; `valid` when it returned a value. */
+  addPoll(source: string, target: number, observedAt: number, valid: boolean): void {
+    const { bucket, day } = this.bucket(source, target, hourOf(observedAt));
     bucket.polls += 1;
-    if (valid) bucket.valid += 1;
+    day.polls += 1;
+    if (valid) {
+      bucket.valid += 1;
+      day.valid += 1;
+    }
   }
 
   /**
    * Adds (`sign` 1) or takes back (`sign` −1, a reorg orphaned a block of its window) the judgment
-   * of an estimate observed at `observedAtMs` with tip height `tipHeight`.
+   * of an estimate observed at `observedAt` with tip height `tipHeight`.
    */
   applyJudgment(
     estimate: { source: string; target: number; observedAt: number; tipHeight: number },
     judgment: Judgment,
     sign: 1 | -1,
   ): void {
-    const bucket = this.bucket(estimate.source, estimate.target, hourOf(estimate.observedAt));
+    const { bucket, day } = this.bucket(estimate.source, estimate.target, hourOf(estimate.observedAt));
     bucket.n += sign;
-    const heights = (bucket.tipHeights.get(estimate.tipHeight) ?? 0) + sign;
-    if (heights === 0) bucket.tipHeights.delete(estimate.tipHeight);
-    else bucket.tipHeights.set(estimate.tipHeight, heights);
+    day.n += sign;
+    bumpCount(bucket.tipHeights, estimate.tipHeight, sign);
+    bumpCount(day.tipHeights, estimate.tipHeight, sign);
+    day.windows = undefined;
     if (!judgment.hit) return;
     bucket.hits += sign;
-    if (judgment.overpay) bucket.overpays += sign;
+    day.hits += sign;
+    if (judgment.overpay) {
+      bucket.overpays += sign;
+      day.overpays += sign;
+    }
     addToHistogram(bucket.overpaymentSats, judgment.overpaymentSats, sign);
     addToHistogram(bucket.overpaymentMsat, judgment.overpaymentMsat, sign);
+    const satsBin = binOf(judgment.overpaymentSats);
+    const msatBin = binOf(judgment.overpaymentMsat);
+    day.overpaymentSats[satsBin] = day.overpaymentSats[satsBin]! + sign;
+    day.overpaymentMsat[msatBin] = day.overpaymentMsat[msatBin]! + sign;
+    day.topSatsBin = Math.max(day.topSatsBin, satsBin);
+    day.topMsatBin = Math.max(day.topMsatBin, msatBin);
   }
 
   /** Buckets changed since the previous call, as stored rows. */
@@ -180,88 +292,110 @@ export class ScoreBook {
   /** Replaces buckets with stored ones (a follower catching up with the recorder). */
   load(buckets: Iterable<StoredScoreBucket>): void {
     for (const stored of buckets) {
-      const key = keyOf(stored.source, stored.target);
-      let hours = this.rows.get(key);
-      if (!hours) {
-        hours = new Map();
-        this.rows.set(key, hours);
-      }
-      hours.set(stored.hour, fromStored(stored));
+      const row = this.row(stored.source, stored.target);
+      const day = this.day(row, stored.hour);
+      const previous = row.hours.get(stored.hour);
+      if (previous) addBucketToDay(day, previous, -1);
+      const bucket = fromStored(stored);
+      row.hours.set(stored.hour, bucket);
+      addBucketToDay(day, bucket, 1);
     }
+    this.cache.clear();
   }
 
   /** Drops every bucket before `hour` (retention). */
   dropBefore(hour: number): void {
-    for (const hours of this.rows.values()) {
-      for (const bucketHour of hours.keys()) if (bucketHour < hour) hours.delete(bucketHour);
+    for (const row of this.rows.values()) {
+      for (const bucket of row.hours.values()) {
+        if (bucket.hour >= hour) continue;
+        row.hours.delete(bucket.hour);
+        const day = row.days.get(dayOf(bucket.hour));
+        if (day) addBucketToDay(day, bucket, -1);
+      }
+      for (const day of row.days.keys()) if ((day + 1) * HOURS_PER_DAY <= hour) row.days.delete(day);
     }
+    this.cache.clear();
   }
 
   /**
    * The rows of the hours `fromHour … toHour` (inclusive), ranked by cost within each target.
    * Rows with neither polls nor judgments in the window are left out.
    */
-  scoreboard(fromHour: number, toHour: number): RankedScoreRow[] {
+  scoreboard(fromHour: number, toHour: number, options: { cache?: boolean } = {}): RankedScoreRow[] {
+    const key = `${fromHour}:${toHour}`;
+    const cached = options.cache === false ? undefined : this.cache.get(key);
+    if (cached) return cached;
     const rows: ScoreRow[] = [];
-    for (const hours of this.rows.values()) {
-      const row = summarise(hours, fromHour, toHour);
-      if (row) rows.push(row);
+    for (const row of this.rows.values()) {
+      const summary = summarise(row, fromHour, toHour);
+      if (summary) rows.push(summary);
     }
-    return rankRows(rows);
+    const ranked = rankRows(rows);
+    if (this.cache.size >= 16) this.cache.clear();
+    this.cache.set(key, ranked);
+    return ranked;
   }
 
   /** Sources and targets the book has seen. */
   keys(): { source: string; target: number }[] {
-    const out: { source: string; target: number }[] = [];
-    for (const hours of this.rows.values()) {
-      const first = hours.values().next().value;
-      if (first) out.push({ source: first.source, target: first.target });
-    }
-    return out;
+    return [...this.rows.values()].map((row) => ({ source: row.source, target: row.target }));
   }
 }
 
-function summarise(hours: Map<number, ScoreBucket>, fromHour: number, toHour: number): ScoreRow | undefined {
-  let source: string | undefined;
-  let target = 0;
+/** Totals of a window: whole days from the day totals, the edges from hour buckets. */
+function summarise(row: Row, fromHour: number, toHour: number): ScoreRow | undefined {
   let polls = 0;
   let valid = 0;
   let n = 0;
   let hits = 0;
   let overpays = 0;
-  const sats = new HistogramSum();
-  const msat = new HistogramSum();
+  scratchSats.fill(0);
+  scratchMsat.fill(0);
   const tipHeights: number[] = [];
-  const visit = (bucket: ScoreBucket) => {
-    source = bucket.source;
-    target = bucket.target;
+  const windows: [number, number][] = [];
+  const addHour = (hour: number) => {
+    const bucket = row.hours.get(hour);
+    if (!bucket) return;
     polls += bucket.polls;
     valid += bucket.valid;
     n += bucket.n;
     hits += bucket.hits;
     overpays += bucket.overpays;
-    sats.add(bucket.overpaymentSats);
-    msat.add(bucket.overpaymentMsat);
+    addSparse(scratchSats, bucket.overpaymentSats);
+    addSparse(scratchMsat, bucket.overpaymentMsat);
     for (const height of bucket.tipHeights.keys()) tipHeights.push(height);
   };
-  // Whichever is smaller: the window's hours or the row's buckets.
-  if (toHour - fromHour + 1 <= hours.size) {
-    for (let hour = fromHour; hour <= toHour; hour += 1) {
-      const bucket = hours.get(hour);
-      if (bucket) visit(bucket);
-    }
+  const firstDay = Math.ceil(fromHour / HOURS_PER_DAY);
+  const lastDay = Math.floor((toHour + 1) / HOURS_PER_DAY) - 1;
+  if (lastDay < firstDay) {
+    for (let hour = fromHour; hour <= toHour; hour += 1) addHour(hour);
   } else {
-    for (const bucket of hours.values()) if (bucket.hour >= fromHour && bucket.hour <= toHour) visit(bucket);
+    for (let hour = fromHour; hour < firstDay * HOURS_PER_DAY; hour += 1) addHour(hour);
+    for (let d = firstDay; d <= lastDay; d += 1) {
+      const day = row.days.get(d);
+      if (!day) continue;
+      polls += day.polls;
+      valid += day.valid;
+      n += day.n;
+      hits += day.hits;
+      overpays += day.overpays;
+      addDense(scratchSats, day.overpaymentSats, day.topSatsBin);
+      addDense(scratchMsat, day.overpaymentMsat, day.topMsatBin);
+      day.windows ??= windowIntervals(day.tipHeights.keys(), row.target);
+      for (const window of day.windows) windows.push([window[0], window[1]]);
+    }
+    for (let hour = (lastDay + 1) * HOURS_PER_DAY; hour <= toHour; hour += 1) addHour(hour);
   }
-  if (source === undefined || (polls === 0 && n === 0)) return undefined;
-  const [medianSats, p90Sats] = sats.quantiles([0.5, 0.9]);
-  const [medianMsat, p90Msat] = msat.quantiles([0.5, 0.9]);
+  if (polls === 0 && n === 0) return undefined;
+  // Every hit has one overpayment in each histogram.
+  const [medianSats, p90Sats] = quantilesOf(scratchSats, hits, [0.5, 0.9]);
+  const [medianMsat, p90Msat] = quantilesOf(scratchMsat, hits, [0.5, 0.9]);
   const missRate = n > 0 ? share(n - hits, n) : undefined;
   return {
-    source,
-    target,
+    source: row.source,
+    target: row.target,
     n,
-    blocks: unionOfWindows(tipHeights, target),
+    blocks: coveredBy(mergeIntervals([...windows, ...windowIntervals(tipHeights, row.target)])),
     polls,
     hit_rate: n > 0 ? share(hits, n) : undefined,
     miss_rate: missRate,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createPrng } from '../simulator/prng';
 import { binOf, EXACT_LIMIT, HistogramSum, valueOfBin } from './histogram';
 import { HOUR_MS, ScoreBook, unionOfWindows } from './score-book';
 import { type BlockPercentiles, judgeEstimate } from './scoring';
@@ -97,9 +98,9 @@ describe('ScoreBook', () => {
     ]);
     const always = rows.find((r) => r.source === 'always-1000')!;
     expect(always).toMatchObject({ n: 10, hit_rate: 1, overpay_rate: 1, within_rate: 0, blocks: 10 });
-    // above the exact range the median is its histogram bin's midpoint (within 0.8 %)
+    // above the exact range the median is its histogram bin's midpoint (within 1.6 %)
     expect(always.median_overpayment_sats_140).toBe(valueOfBin(binOf(139_580)));
-    expect(Math.abs(always.median_overpayment_sats_140! - 139_580) / 139_580).toBeLessThan(0.008);
+    expect(Math.abs(always.median_overpayment_sats_140! - 139_580) / 139_580).toBeLessThan(0.016);
   });
 
   it('never mixes horizons: each target is ranked on its own', () => {
@@ -167,6 +168,56 @@ describe('ScoreBook', () => {
   });
 });
 
+describe('ScoreBook windows', () => {
+  it('gives any window the same scores as a book that saw only that window (whole days and edge hours)', () => {
+    const rng = createPrng(11);
+    const events: { hour: number; source: string; target: number; tip: number; rate: number; p10: number }[] =
+      [];
+    for (let i = 0; i < 3000; i += 1) {
+      const hour = 480_000 + rng.int(24 * 4);
+      events.push({
+        hour,
+        source: ['a', 'b'][rng.int(2)]!,
+        target: [1, 6][rng.int(2)]!,
+        tip: (hour - 480_000) * 6 + rng.int(6),
+        rate: 1000 + rng.int(20_000),
+        p10: 1000 + rng.int(10_000),
+      });
+    }
+    const feed = (book: ScoreBook, keep: (hour: number) => boolean) => {
+      for (const e of events) {
+        if (!keep(e.hour)) continue;
+        const estimate = {
+          source: e.source,
+          target: e.target,
+          observedAt: e.hour * HOUR_MS + 5,
+          tipHeight: e.tip,
+        };
+        book.addPoll(e.source, e.target, estimate.observedAt, e.rate % 7 !== 0);
+        const blocks = Array.from({ length: e.target }, (_, k) => ({
+          height: e.tip + 1 + k,
+          p10: e.p10 + 500 * k,
+          p75: 2 * e.p10,
+        }));
+        book.applyJudgment(
+          estimate,
+          judgeEstimate({ rate: e.rate, target: e.target, tipHeight: e.tip }, blocks),
+          1,
+        );
+      }
+    };
+    const whole = new ScoreBook();
+    feed(whole, () => true);
+    for (let i = 0; i < 40; i += 1) {
+      const from = 480_000 + rng.int(24 * 4);
+      const to = from + rng.int(480_000 + 24 * 4 - from);
+      const part = new ScoreBook();
+      feed(part, (hour) => hour >= from && hour <= to);
+      expect(whole.scoreboard(from, to, { cache: false })).toEqual(part.scoreboard(0, 10_000_000));
+    }
+  });
+});
+
 describe('unionOfWindows', () => {
   it('counts each block of overlapping windows once and skips the gaps between them', () => {
     expect(unionOfWindows([100, 101, 101], 3)).toBe(4); // 101…104
@@ -187,9 +238,9 @@ describe('HistogramSum', () => {
     expect(sum.quantiles([0.5, 0.75, 0.9])).toEqual([0, 10, EXACT_LIMIT - 1]);
   });
 
-  it('keeps every value within 0.8 % above the exact limit', () => {
-    for (const v of [1024, 1500, 65_535, 139_580, 2_000_000_000]) {
-      expect(Math.abs(valueOfBin(binOf(v)) - v) / v).toBeLessThan(0.008);
+  it('keeps every value within 1.6 % above the exact limit', () => {
+    for (const v of [256, 300, 1500, 65_535, 139_580, 2_000_000_000]) {
+      expect(Math.abs(valueOfBin(binOf(v)) - v) / v).toBeLessThan(0.016);
     }
   });
 });

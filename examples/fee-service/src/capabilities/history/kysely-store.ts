@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type { StoredScoreBucket } from '../../observatory/score-book';
 import type { Judgment } from '../../observatory/scoring';
@@ -102,7 +102,8 @@ function toBlock(row: BlockRow): StoredBlock {
   };
 }
 
-function createWriter(trx: Transaction<HistoryDatabase>): HistoryWriter {
+function createWriter(trx: Transaction<HistoryDatabase>, schema: string | undefined): HistoryWriter {
+  const estimatesTable = sql.table(schema ? `${schema}.observatory_estimates` : 'observatory_estimates');
   return {
     async insertBlock(block) {
       await trx
@@ -189,12 +190,17 @@ function createWriter(trx: Transaction<HistoryDatabase>): HistoryWriter {
       return rows.map(toEstimate);
     },
     async setJudgments(updates) {
-      for (const { id, judgment, unjudgeable } of updates) {
-        await trx
-          .updateTable('observatory_estimates')
-          .set(judgmentColumns(judgment, unjudgeable))
-          .where('id', '=', id)
-          .execute();
+      // One statement per chunk (a row of VALUES per estimate), not one round trip per estimate.
+      for (const part of chunks(updates, 200)) {
+        const rows = part.map(({ id, judgment, unjudgeable }) => {
+          const c = judgmentColumns(judgment, unjudgeable);
+          const int = (value: number | null) => sql`cast(${value} as bigint)`;
+          return sql`(${int(id)}, ${int(c.judged)}, ${int(c.hit)}, ${int(c.first_fit)}, ${int(c.overpay)}, ${int(c.overpayment_msat)}, ${int(c.overpayment_sats)})`;
+        });
+        await sql`with v(id, judged, hit, first_fit, overpay, overpayment_msat, overpayment_sats) as (values ${sql.join(rows)})
+          update ${estimatesTable} set judged = v.judged, hit = v.hit, first_fit = v.first_fit, overpay = v.overpay,
+            overpayment_msat = v.overpayment_msat, overpayment_sats = v.overpayment_sats
+          from v where ${estimatesTable}.id = v.id`.execute(trx);
       }
     },
     async putBuckets(buckets) {
@@ -343,7 +349,7 @@ export function createKyselyHistoryStore(options: KyselyHistoryStoreOptions): Hi
           .where('expires_at', '>=', now)
           .executeTakeFirst();
         if (Number(renewed.numUpdatedRows) !== 1) throw new LeaseLostError(holder);
-        return work(createWriter(trx));
+        return work(createWriter(trx, schema));
       });
     },
 
