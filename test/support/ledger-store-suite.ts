@@ -253,6 +253,15 @@ export function describeLedgerStore(
           receipt: { success: true, transaction: '0xnew', network: 'eip155:8453', payer: '0xnewpayer' },
           response: response(NOT_UTF8, 201),
           error: { code: 'settlement_pending', message: 'still pending' },
+          resolution: {
+            by: 'reconciler' as const,
+            instance: 'instance-c',
+            at: 1_800_000_000_123,
+            from: 'uncertain' as const,
+            action: 'confirmed-on-chain' as const,
+            attempts: 2,
+            note: 'Transfer found in block 12',
+          },
           owner: 'instance-c:req-3',
           leaseUntil: entry.leaseUntil + 1,
           expiresAt: entry.expiresAt + 1,
@@ -270,9 +279,64 @@ export function describeLedgerStore(
             receipt: undefined,
             response: undefined,
             error: undefined,
+            resolution: undefined,
           },
         );
         expect(kept).toEqual({ ...updated, updatedAt: kept?.updatedAt });
+      });
+    });
+
+    describe('invariant: an error after settlement is never the paid answer', () => {
+      it.each([500, 503, 402, 400])(
+        'refuses to settle an entry with a %i response, changing nothing',
+        async (status) => {
+          const store = await openStore();
+          const entry = buildLedgerEntry({ state: 'settling' });
+          await store.claim(entry);
+          await expect(
+            store.update(
+              entry.id,
+              { state: ['settling'] },
+              { state: 'settled', response: response(ALL_BYTES, status) },
+            ),
+          ).rejects.toMatchObject({ code: 'ledger_invariant_violation' });
+          expect(await store.get(entry.id)).toEqual(entry);
+        },
+      );
+
+      it('refuses a claim of a settled entry holding an error response', async () => {
+        const store = await openStore();
+        const entry = buildLedgerEntry({ state: 'settled', response: response(ALL_BYTES, 500) });
+        await expect(store.claim(entry)).rejects.toMatchObject({ code: 'ledger_invariant_violation' });
+        expect(await store.get(entry.id)).toBeUndefined();
+      });
+
+      it('does not settle an entry that keeps an error response it already holds', async () => {
+        const store = await openStore();
+        const entry = buildLedgerEntry({ state: 'rejected', response: response(ALL_BYTES, 402) });
+        await store.claim(entry);
+        expect(await store.update(entry.id, { state: ['rejected'] }, { state: 'settled' })).toBeUndefined();
+        expect(await store.get(entry.id)).toEqual(entry);
+      });
+
+      it('settles with a 2xx response, or with none (the handler runs on the next retry)', async () => {
+        const store = await openStore();
+        const withResponse = buildLedgerEntry({ state: 'settling', response: response(ALL_BYTES, 200) });
+        const without = buildLedgerEntry({ state: 'settling' });
+        await store.claim(withResponse);
+        await store.claim(without);
+        expect(
+          (await store.update(withResponse.id, { state: ['settling'] }, { state: 'settled' }))?.state,
+        ).toBe('settled');
+        expect((await store.update(without.id, { state: ['settling'] }, { state: 'settled' }))?.state).toBe(
+          'settled',
+        );
+        const rejected = await store.update(
+          without.id,
+          { state: ['settled'] },
+          { state: 'rejected', response: response(ALL_BYTES, 402) },
+        );
+        expect(rejected?.response?.status).toBe(402);
       });
     });
 
@@ -427,6 +491,26 @@ export function describeLedgerStore(
           `tie-c-${suffix}`,
           `tie-b-${suffix}`,
         ]);
+      });
+
+      it('filters by lease end: only entries whose lease ended before the given time', async () => {
+        const store = await openStore();
+        const t = Date.now();
+        const payer = `0xlease${randomBytes(4).toString('hex')}`;
+        const ended = buildLedgerEntry({ state: 'settling', payer, leaseUntil: t - 1, createdAt: t - 2 });
+        const free = buildLedgerEntry({ state: 'uncertain', payer, leaseUntil: 0, createdAt: t - 1 });
+        const live = buildLedgerEntry({ state: 'settling', payer, leaseUntil: t + 60_000, createdAt: t });
+        const at = buildLedgerEntry({ state: 'claimed', payer, leaseUntil: t, createdAt: t + 1 });
+        for (const entry of [ended, free, live, at]) await store.claim(entry);
+        const ids = async (q: Parameters<LedgerStore['query']>[0]) => (await store.query(q)).map((x) => x.id);
+        expect(await ids({ payer, leaseUntilBefore: t })).toEqual([free.id, ended.id]);
+        expect(await ids({ state: ['settling', 'uncertain', 'claimed'], leaseUntilBefore: t + 1 })).toEqual(
+          expect.arrayContaining([at.id, free.id, ended.id]),
+        );
+        expect(await ids({ state: 'settling', leaseUntilBefore: t })).toContain(ended.id);
+        expect(await ids({ state: 'settling', leaseUntilBefore: t })).not.toContain(live.id);
+        await store.update(live.id, { state: ['settling'] }, { state: 'settling', leaseUntil: t - 5 });
+        expect(await ids({ payer, state: 'settling', leaseUntilBefore: t })).toEqual([live.id, ended.id]);
       });
 
       it('returns at most 100 entries by default', async () => {

@@ -1,6 +1,8 @@
 import {
+  assertLedgerInvariant,
   type ClaimResult,
   fromLedgerRow,
+  LEDGER_ERROR_STATUS,
   LEDGER_JSON_COLUMNS,
   LEDGER_QUERY_DEFAULT_LIMIT,
   type LedgerColumn,
@@ -11,6 +13,7 @@ import {
   type LedgerRow,
   type LedgerStore,
   type PaymentIdentity,
+  settlesWithStoredResponse,
   TollboothError,
   toLedgerColumns,
 } from '@tollbooth/core';
@@ -57,7 +60,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,50}$/;
 const COLUMNS = `id, state, resource, route, network, payer, payload::text AS payload,
   requirements::text AS requirements, valid_before, transaction_hash, receipt::text AS receipt,
   response_status, response_headers::text AS response_headers, response_body, error::text AS error,
-  owner, lease_until, created_at, updated_at, expires_at`;
+  resolution::text AS resolution, owner, lease_until, created_at, updated_at, expires_at`;
 
 /** `$n`, cast to jsonb for JSON columns (the value is always sent as JSON text). */
 const param = (column: string, n: number) =>
@@ -111,12 +114,14 @@ function migration(schema: string, table: string): string {
       response_headers jsonb,
       response_body    bytea,
       error            jsonb,
+      resolution       jsonb,
       owner            text NOT NULL,
       lease_until      bigint NOT NULL,
       created_at       bigint NOT NULL,
       updated_at       bigint NOT NULL,
       expires_at       bigint NOT NULL
     );
+    ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS resolution jsonb;
     CREATE INDEX IF NOT EXISTS "${table}_state_idx" ON ${t} (state, created_at);
     CREATE INDEX IF NOT EXISTS "${table}_transaction_idx" ON ${t} (transaction_hash) WHERE transaction_hash IS NOT NULL;
     CREATE INDEX IF NOT EXISTS "${table}_payer_idx" ON ${t} (payer, created_at) WHERE payer IS NOT NULL;
@@ -216,6 +221,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
     migrate,
 
     async claim(entry: LedgerEntry): Promise<ClaimResult> {
+      assertLedgerInvariant(entry);
       await ready();
       const columns = toLedgerColumns(entry);
       const insert = `INSERT INTO ${table} (${columns.map(([c]) => c).join(', ')})
@@ -238,6 +244,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
     },
 
     async update(id: PaymentIdentity, expect: LedgerExpectation, patch: LedgerPatch) {
+      assertLedgerInvariant(patch);
       await ready();
       if (expect.state.length === 0) return undefined;
       const {
@@ -249,6 +256,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       const columns = toLedgerColumns(fields);
       columns.push(['updated_at', Date.now()]);
       const where = condition(expect, columns.length + 2);
+      if (settlesWithStoredResponse(patch))
+        where.sql += ` AND (response_status IS NULL OR response_status < ${LEDGER_ERROR_STATUS})`;
       const [row] = await rows(
         `UPDATE ${table} SET ${columns.map(([c], i) => `${c} = ${param(c, i + 1)}`).join(', ')}
          WHERE id = $${columns.length + 1} AND ${where.sql} RETURNING ${COLUMNS}`,
@@ -288,6 +297,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       }
       if (query.transaction !== undefined) add((n) => `transaction_hash = $${n}`, query.transaction);
       if (query.payer !== undefined) add((n) => `payer = $${n}`, query.payer);
+      if (query.leaseUntilBefore !== undefined) add((n) => `lease_until < $${n}`, query.leaseUntilBefore);
       const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
       params.push(limit);
       const found = await rows(

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
+  assertLedgerInvariant,
   type ClaimResult,
+  LEDGER_ERROR_STATUS,
   LEDGER_QUERY_DEFAULT_LIMIT,
   type LedgerEntry,
   type LedgerExpectation,
@@ -9,6 +11,7 @@ import {
   type LedgerState,
   type LedgerStore,
   type PaymentIdentity,
+  settlesWithStoredResponse,
   TollboothError,
 } from '@tollbooth/core';
 import { Redis } from 'ioredis';
@@ -62,6 +65,7 @@ function encodeFields(fields: Partial<LedgerEntry>): string[] {
     put('response', JSON.stringify({ status, headers, body: base64 }));
   }
   put('error', json(fields.error));
+  put('resolution', json(fields.resolution));
   put('owner', fields.owner);
   put('leaseUntil', num(fields.leaseUntil));
   put('createdAt', num(fields.createdAt));
@@ -98,6 +102,7 @@ function decodeFields(f: Record<string, string>): LedgerEntry {
     entry.response = { status, headers, body: new Uint8Array(Buffer.from(body, 'base64')) };
   }
   if (f.error !== undefined) entry.error = JSON.parse(f.error);
+  if (f.resolution !== undefined) entry.resolution = JSON.parse(f.resolution);
   return entry;
 }
 
@@ -245,6 +250,7 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
   return {
     async claim(entry: LedgerEntry): Promise<ClaimResult> {
       assertOpen();
+      assertLedgerInvariant(entry);
       const [acquired, flat] = await run<[number, string[]]>(CLAIM_SCRIPT, [
         scriptPrefix,
         entry.id,
@@ -261,6 +267,7 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
 
     async update(id: PaymentIdentity, expect: LedgerExpectation, patch: LedgerPatch) {
       assertOpen();
+      assertLedgerInvariant(patch);
       const {
         id: _id,
         createdAt: _c,
@@ -271,6 +278,7 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
         scriptPrefix,
         id,
         ...expectationArgs(expect),
+        String(settlesWithStoredResponse(patch) ? LEDGER_ERROR_STATUS : 0),
         ...encodeFields({ ...fields, updatedAt: Date.now() }),
       ]);
       return flat ? decodeFields(fromFlat(flat)) : undefined;
@@ -297,7 +305,8 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
         (query.id === undefined || entry.id === query.id) &&
         (states === undefined || states.includes(entry.state)) &&
         (query.transaction === undefined || entry.transaction === query.transaction) &&
-        (query.payer === undefined || entry.payer === query.payer);
+        (query.payer === undefined || entry.payer === query.payer) &&
+        (query.leaseUntilBefore === undefined || entry.leaseUntil < query.leaseUntilBefore);
       if (limit === 0 || states?.length === 0) return [];
 
       let found: LedgerEntry[];

@@ -88,14 +88,23 @@ index(P, id, key)
 return {1, entry}
 `;
 
-/** ARGV: prefix, id, hasOwner, owner, n, states…, field, value, … → flat HGETALL, or nil. */
+/**
+ * ARGV: prefix, id, hasOwner, owner, n, states…, errorStatus, field, value, … → flat HGETALL, or
+ * nil. `errorStatus` > 0: the update also needs the stored response (if any) to be below it (a patch
+ * to settled that keeps the stored response, see the ledger invariant).
+ */
 export const UPDATE_SCRIPT = `${HELPERS}
 local P, id = ARGV[1], ARGV[2]
 local key = P .. 'e:' .. id
 local ok, after = holds(key, 3)
 if not ok then return false end
+local errorStatus = tonumber(ARGV[after])
+if errorStatus > 0 then
+  local stored = redis.call('HGET', key, 'response')
+  if stored and cjson.decode(stored).status >= errorStatus then return false end
+end
 unindex(P, id)
-setFields(key, after)
+setFields(key, after + 1)
 local entry = redis.call('HGETALL', key)
 index(P, id, key)
 return entry

@@ -30,6 +30,33 @@ describe('createSqliteLedgerStore', () => {
     db.close();
   });
 
+  it('adds the resolution column to a table made before it existed, keeping its entries', async () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE TABLE old_ledger (
+      id TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL, resource TEXT NOT NULL, route TEXT NOT NULL,
+      network TEXT NOT NULL, payer TEXT, payload TEXT, requirements TEXT, valid_before INTEGER NOT NULL,
+      transaction_hash TEXT, receipt TEXT, response_status INTEGER, response_headers TEXT,
+      response_body BLOB, error TEXT, owner TEXT NOT NULL, lease_until INTEGER NOT NULL,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)`);
+    db.exec(`INSERT INTO old_ledger VALUES ('old', 'uncertain', 'r', 'GET /r', 'n', NULL, '{}', '{}', 1,
+      NULL, NULL, NULL, NULL, NULL, NULL, 'a:1', 0, 1, 1, 9999999999999)`);
+    const store = createSqliteLedgerStore({ database: db, tableName: 'old_ledger', purgeIntervalMs: 0 });
+    expect((await store.get('old'))?.resolution).toBeUndefined();
+    const resolution = {
+      by: 'reconciler' as const,
+      instance: 'b',
+      at: 2,
+      from: 'uncertain' as const,
+      action: 'unresolved' as const,
+      attempts: 1,
+    };
+    expect(
+      (await store.update('old', { state: ['uncertain'] }, { state: 'uncertain', resolution }))?.resolution,
+    ).toEqual(resolution);
+    await store.close();
+    db.close();
+  });
+
   it('rejects operations after close', async () => {
     const store = createSqliteLedgerStore({ filename: ':memory:' });
     await store.close();

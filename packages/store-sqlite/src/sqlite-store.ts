@@ -1,6 +1,8 @@
 import {
+  assertLedgerInvariant,
   type ClaimResult,
   fromLedgerRow,
+  LEDGER_ERROR_STATUS,
   LEDGER_QUERY_DEFAULT_LIMIT,
   type LedgerColumnValue,
   type LedgerEntry,
@@ -10,6 +12,7 @@ import {
   type LedgerRow,
   type LedgerStore,
   type PaymentIdentity,
+  settlesWithStoredResponse,
   TollboothError,
   toLedgerColumns,
 } from '@tollbooth/core';
@@ -89,6 +92,7 @@ function schema(table: string): string {
       response_headers TEXT,
       response_body    BLOB,
       error            TEXT,
+      resolution       TEXT,
       owner            TEXT NOT NULL,
       lease_until      INTEGER NOT NULL,
       created_at       INTEGER NOT NULL,
@@ -134,6 +138,10 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     db.pragma(`busy_timeout = ${resolved.busyTimeoutMs}`);
   }
   db.exec(schema(table));
+  // Tables made before the resolution column existed get it (SQLite has no ADD COLUMN IF NOT EXISTS).
+  const columns = db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();
+  if (!columns.some((column) => column.name === 'resolution'))
+    db.exec(`ALTER TABLE ${table} ADD COLUMN resolution TEXT`);
 
   const selectById = db.prepare<[string], LedgerRow>(`SELECT * FROM ${table} WHERE id = ?`);
   const purge = db.prepare<[number]>(`DELETE FROM ${table} WHERE expires_at < ?`);
@@ -148,6 +156,7 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
   };
 
   const claim = db.transaction((entry: LedgerEntry): ClaimResult => {
+    assertLedgerInvariant(entry);
     const columns = toLedgerColumns(entry);
     const inserted = cached(
       `INSERT INTO ${table} (${columns.map(([c]) => c).join(', ')}) VALUES (${placeholders(columns.length)})
@@ -198,6 +207,7 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
 
     async update(id: PaymentIdentity, expect: LedgerExpectation, patch: LedgerPatch) {
       assertOpen();
+      assertLedgerInvariant(patch);
       if (expect.state.length === 0) return undefined;
       const {
         id: _id,
@@ -208,6 +218,8 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       const columns = toLedgerColumns(fields);
       columns.push(['updated_at', Date.now()]);
       const where = condition(expect);
+      if (settlesWithStoredResponse(patch))
+        where.sql += ` AND (response_status IS NULL OR response_status < ${LEDGER_ERROR_STATUS})`;
       const row = cached(
         `UPDATE ${table} SET ${columns.map(([c]) => `${c} = ?`).join(', ')} WHERE ${where.sql} RETURNING *`,
       ).get(...columns.map(([, v]) => v), id, ...where.params) as LedgerRow | undefined;
@@ -246,6 +258,10 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       if (query.payer !== undefined) {
         clauses.push('payer = ?');
         params.push(query.payer);
+      }
+      if (query.leaseUntilBefore !== undefined) {
+        clauses.push('lease_until < ?');
+        params.push(query.leaseUntilBefore);
       }
       const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
       const rows = cached(`SELECT * FROM ${table} ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(

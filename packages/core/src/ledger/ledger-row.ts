@@ -21,6 +21,7 @@ export interface LedgerRow {
   response_headers: string | null;
   response_body: Uint8Array | null;
   error: string | null;
+  resolution: string | null;
   owner: string;
   lease_until: number | string;
   created_at: number | string;
@@ -38,6 +39,7 @@ export const LEDGER_JSON_COLUMNS: ReadonlySet<LedgerColumn> = new Set([
   'receipt',
   'response_headers',
   'error',
+  'resolution',
 ]);
 
 /** Columns and values for the fields of an entry or a patch; `undefined` fields are left out. */
@@ -65,6 +67,7 @@ export function toLedgerColumns(fields: Partial<LedgerEntry>): Array<[LedgerColu
     put('response_body', Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   }
   put('error', json(fields.error));
+  put('resolution', json(fields.resolution));
   put('owner', fields.owner);
   put('lease_until', fields.leaseUntil);
   put('created_at', fields.createdAt);
@@ -101,5 +104,7 @@ export function fromLedgerRow(row: LedgerRow): LedgerEntry {
     };
   }
   if (row.error !== null) entry.error = JSON.parse(row.error);
+  // `?? null`: a row read from a table made before the column existed.
+  if ((row.resolution ?? null) !== null) entry.resolution = JSON.parse(row.resolution!);
   return entry;
 }

@@ -16,6 +16,43 @@ export type LedgerState = 'claimed' | 'verified' | 'settling' | 'settled' | 'rej
 
 export const FINAL_STATES: readonly LedgerState[] = ['settled', 'rejected'];
 
+/** States whose entry is held by a live request (or was, until its owner died: see `leaseUntil`). */
+export const IN_FLIGHT_STATES: readonly LedgerState[] = ['claimed', 'verified', 'settling'];
+
+/**
+ * Lowest response status that is an error. The ledger's invariant: a `settled` entry never holds
+ * a response at or above it — an error after settlement is never stored as the paid answer.
+ */
+export const LEDGER_ERROR_STATUS = 400;
+
+/**
+ * What resolved an entry its own request could not finish: the background reconciler (a lost
+ * settle answer, a dead instance's lease) or a retry of the payload. Kept so an operator can see
+ * what happened (`tollbooth-ledger show`).
+ */
+export interface LedgerResolution {
+  /** `reconciler`: the background job; `retry`: a retry of the exact payload. */
+  by: 'reconciler' | 'retry';
+  /** Instance id of the process that did it. */
+  instance: string;
+  /** Epoch ms of the last step. */
+  at: number;
+  /** State the entry was found in. */
+  from: LedgerState;
+  /**
+   * - `abandoned`: a dead instance's `settling` entry was taken over and marked uncertain;
+   * - `confirmed-on-chain`: the chain showed the transfer, the entry is settled;
+   * - `settled-again`: the chain showed no transfer, the payment was settled again;
+   * - `expired-unused`: the authorization expired unused, the entry is rejected;
+   * - `unresolved`: the chain could not tell yet (or showed no transfer): still uncertain, looked at again later.
+   */
+  action: 'abandoned' | 'confirmed-on-chain' | 'settled-again' | 'expired-unused' | 'unresolved';
+  /** How many times the reconciler looked at the entry. */
+  attempts: number;
+  /** What the chain or the facilitator said, for the operator. */
+  note?: string;
+}
+
 /** An HTTP response exactly as it was (or will be) sent: replayed byte for byte. */
 export interface StoredResponse {
   status: number;
@@ -48,9 +85,16 @@ export interface LedgerEntry {
   response?: StoredResponse;
   /** Why the payment was rejected, or what made it uncertain. */
   error?: { code: string; message: string };
+  /** What resolved the entry after its own request could not (see {@link LedgerResolution}). */
+  resolution?: LedgerResolution;
   /** Who holds the claim (an instance id + request id); used for compare-and-set. */
   owner: string;
-  /** Epoch ms until which the owner's claim on a non-final entry is valid; past it another instance may take over. */
+  /**
+   * Epoch ms until which the owner's claim is valid: on an in-flight entry (renewed while its
+   * request runs), on a `settled` entry without a response (its handler is running), and on an
+   * `uncertain` one (until which the reconciler leaves it alone). Past it another instance or the
+   * reconciler may take over.
+   */
   leaseUntil: number;
   createdAt: number;
   updatedAt: number;
@@ -76,6 +120,8 @@ export interface LedgerQuery {
   state?: LedgerState | readonly LedgerState[];
   transaction?: string;
   payer?: string;
+  /** Only entries whose `leaseUntil` is before this epoch ms (abandoned or free to reconcile). */
+  leaseUntilBefore?: number;
   /** Newest first. Default 100. */
   limit?: number;
 }
@@ -85,6 +131,11 @@ export interface LedgerQuery {
  * has the id; `update` and `remove` apply only if the expectation holds (compare-and-set), so two
  * instances sharing a store can never both settle one payment. Implementations: memory (core),
  * SQLite, Redis and Postgres; all pass the same store test suite.
+ *
+ * Every store enforces the ledger's invariant (`assertLedgerInvariant`): a `settled` entry never
+ * holds a response with a status of 400 or more. A claim or a patch that would store one throws
+ * `ledger_invariant_violation` and changes nothing; a patch to `settled` that would keep an error
+ * response already stored does not apply (returns `undefined`).
  */
 export interface LedgerStore {
   /** Inserts `entry` unless an entry with its id exists; returns the existing one otherwise. */

@@ -1,13 +1,15 @@
 import { TollboothError } from '../../errors/index';
 import type { PaymentIdentity } from '../../scheme';
-import type {
-  ClaimResult,
-  LedgerEntry,
-  LedgerExpectation,
-  LedgerPatch,
-  LedgerQuery,
-  LedgerState,
-  LedgerStore,
+import { assertLedgerInvariant, settlesWithStoredResponse } from '../invariant';
+import {
+  type ClaimResult,
+  LEDGER_ERROR_STATUS,
+  type LedgerEntry,
+  type LedgerExpectation,
+  type LedgerPatch,
+  type LedgerQuery,
+  type LedgerState,
+  type LedgerStore,
 } from '../types';
 
 /** Options of {@link createMemoryLedgerStore}. Every field is optional; see {@link MEMORY_LEDGER_STORE_DEFAULTS}. */
@@ -219,6 +221,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
   return {
     async claim(entry: LedgerEntry): Promise<ClaimResult> {
       assertOpen();
+      assertLedgerInvariant(entry);
       const existing = entries.get(entry.id);
       if (existing) return { acquired: false, entry: copy(existing) };
       const stored = ingest(entry);
@@ -239,8 +242,11 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       patch: LedgerPatch,
     ): Promise<LedgerEntry | undefined> {
       assertOpen();
+      assertLedgerInvariant(patch);
       const current = entries.get(id);
       if (!current || !holds(current, expect)) return undefined;
+      if (settlesWithStoredResponse(patch) && (current.response?.status ?? 0) >= LEDGER_ERROR_STATUS)
+        return undefined;
       const next: LedgerEntry = { ...current };
       const writable = next as unknown as Record<string, unknown>;
       for (const [key, value] of Object.entries(patch)) {
@@ -289,6 +295,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
         if (states !== undefined && !states.includes(entry.state)) continue;
         if (query.transaction !== undefined && entry.transaction !== query.transaction) continue;
         if (query.payer !== undefined && entry.payer !== query.payer) continue;
+        if (query.leaseUntilBefore !== undefined && !(entry.leaseUntil < query.leaseUntilBefore)) continue;
         const last = top[top.length - 1];
         if (top.length === limit && last && newerFirst(entry, last) >= 0) continue;
         let lo = 0;
