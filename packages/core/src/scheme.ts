@@ -93,4 +93,12 @@ export interface SchemeServer {
   ): PreVerifyResult | Promise<PreVerifyResult>;
   /** Asks the chain whether an authorization was consumed. Optional: without it, uncertain stays uncertain. */
   reconcile?(input: ReconcileInput): Promise<ReconcileResult>;
+  /**
+   * Whether the chain reader for a network answers (for readiness checks): e.g. the latest block.
+   * Optional; a scheme without a chain reader has none.
+   */
+  chainStatus?(network: string): Promise<ChainStatus>;
 }
+
+/** What a scheme's chain reader says about its network. */
+export type ChainStatus = { ok: true; blockNumber?: bigint | number } | { ok: false; message: string };

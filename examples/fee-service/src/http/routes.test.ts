@@ -141,7 +141,10 @@ function edgeAsBefore(table: RouteTable, paid: readonly AnyResource[]) {
     return table.match(method, request.url);
   };
   return {
-    isPaid: (request: { method: string; url: string }) => match(request) !== undefined,
+    // A paid path asked with a method it does not serve is the gate's too (405 with Allow).
+    isPaid: (request: { method: string; url: string }) =>
+      match(request) !== undefined ||
+      (request.method.toUpperCase() !== 'OPTIONS' && table.methodsFor(request.url).length > 0),
     precondition(request: { method: string; url: string; header(name: string): string | undefined }) {
       const matched = match(request);
       if (matched?.route.availability !== 'active') return undefined;

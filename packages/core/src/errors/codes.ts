@@ -30,6 +30,17 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: 'A discovery listing was asked for with invalid `limit` / `offset` (or repeated) parameters.',
   },
+  invalid_request_target: {
+    status: 400,
+    retryable: false,
+    meaning:
+      'The request target of a paid route is not one the gate accepts (a `#fragment`, or no path); refused before any payment.',
+  },
+  method_not_allowed: {
+    status: 405,
+    retryable: false,
+    meaning: 'The paid resource is not served with this method; `Allow` lists the methods that are.',
+  },
   invalid_query: {
     status: 400,
     retryable: false,
@@ -134,6 +145,12 @@ export const ERROR_CODES = {
     retryable: true,
     meaning: 'The settlement outcome is unknown; retry only the exact same payment payload.',
   },
+  paid_response_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning:
+      'The payment is settled (the receipt is in PAYMENT-RESPONSE) but the paid response could not be produced; retry the exact same payment payload to receive it, without being charged again.',
+  },
   facilitator_unavailable: {
     status: 503,
     retryable: true,
@@ -148,6 +165,12 @@ export const ERROR_CODES = {
     status: 502,
     retryable: true,
     meaning: 'A facilitator call failed (timeout, network, 5xx or an answer that does not parse).',
+  },
+  ledger_invariant_violation: {
+    status: 503,
+    retryable: true,
+    meaning:
+      'A ledger write would have stored an error response as the paid answer of a settled payment; the store refused it.',
   },
   internal_error: {
     status: 503,

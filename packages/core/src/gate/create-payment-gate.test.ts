@@ -52,6 +52,8 @@ beforeEach(() => {
     now: () => clock,
     inFlightWaitMs: 300,
     pollIntervalMs: 20,
+    // Background rounds are tested on their own (reconciler.test.ts); here only retries resolve.
+    reconcileIntervalMs: 0,
   });
 });
 
@@ -100,7 +102,9 @@ describe('createPaymentGate', () => {
     ['GET', 'http://evil.example/paid', true],
     ['OPTIONS', '/paid', false],
     ['GET', '/free', false],
-    ['POST', '/paid', false],
+    // Not a method /paid serves, but its path is paid: the gate answers 405 with Allow.
+    ['POST', '/paid', true],
+    ['GET', '/paid#top', true],
   ] as const)('tells synchronously whether %s %s is paid', (method, target, paid) => {
     expect(gate.isPaid(method, target)).toBe(paid);
   });

@@ -5,8 +5,19 @@ import { buildErrorBody } from '../errors/error-body';
 import { TollboothError } from '../errors/tollbooth-error';
 import type { FacilitatorClient } from '../facilitator/types';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
-import { SettlementLedger, toStoredResponse } from '../ledger/settlement-ledger';
-import type { LedgerEntry, LedgerStore, StoredResponse } from '../ledger/types';
+import {
+  EXPOSED_PAYMENT_HEADERS,
+  SettlementLedger,
+  toPaidResponse,
+  toStoredResponse,
+} from '../ledger/settlement-ledger';
+import {
+  LEDGER_ERROR_STATUS,
+  type LedgerEntry,
+  type LedgerResolution,
+  type LedgerStore,
+  type StoredResponse,
+} from '../ledger/types';
 import { DEFAULT_MAX_PAYMENT_HEADER_BYTES, decodePaymentHeader, encodeHeader } from '../protocol/codec';
 import type {
   PaymentPayload,
@@ -24,8 +35,10 @@ import {
 } from '../routes/compile-routes';
 import type { RoutesConfig } from '../routes/types';
 import type { PaymentIdentity, SchemeServer } from '../scheme';
+import { askChain } from './ask-chain';
 import { mergeHeaderList } from './header-list';
 import { codeForReason, findRequirement } from './match-requirements';
+import { createLedgerReconciler, type LedgerReconciler } from './reconciler';
 import type {
   GateHooks,
   GateResponse,
@@ -34,10 +47,12 @@ import type {
   PaidRequest,
   PaymentGate,
   RequestView,
+  TransferEvent,
 } from './types';
 
-/** A pino-compatible logger; the gate only warns and reports errors. */
+/** A pino-compatible logger; the gate warns and reports errors, the reconciler says what it did at info. */
 export interface GateLogger {
+  info?(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
 }
@@ -58,8 +73,28 @@ export interface PaymentGateOptions {
   inFlightWaitMs?: number;
   /** Poll interval of that wait, ms. Default 100. */
   pollIntervalMs?: number;
-  /** How long a claim holds before another instance may take it over, ms. Default 300 000. */
+  /**
+   * How long a claim holds before another instance (or the reconciler) may take it over, ms. The
+   * lease of an entry a request is working on is renewed every third of it, so it only runs out
+   * when the process died or hung. Default 10 000.
+   */
   leaseMs?: number;
+  /**
+   * How often the background reconciler looks for uncertain settlements and entries of dead
+   * instances, ms; 0 turns it off (then only retries resolve them). Default 2 000.
+   */
+  reconcileIntervalMs?: number;
+  /**
+   * Refuse to start when a paid route's scheme has no chain reader (it cannot reconcile uncertain
+   * settlements, so a lost settle answer stays a 502). Default false: the gate warns once instead.
+   */
+  requireChainReader?: boolean;
+  /**
+   * What a request gets at a paid route's path with a method no paid route there serves:
+   * `method-not-allowed` answers 405 with `Allow` (default); `pass` lets it through to the
+   * application (when it serves other methods there for free).
+   */
+  otherMethods?: 'method-not-allowed' | 'pass';
   /** How long entries are kept after their authorization expired, ms. Default 86 400 000. */
   retentionMs?: number;
   /** Identifies this process in ledger owners. Default: random. */
@@ -74,17 +109,31 @@ export const PAYMENT_GATE_DEFAULTS = {
   maxPaymentHeaderBytes: DEFAULT_MAX_PAYMENT_HEADER_BYTES,
   inFlightWaitMs: 10_000,
   pollIntervalMs: 100,
-  leaseMs: 300_000,
+  leaseMs: 10_000,
+  reconcileIntervalMs: 2_000,
   retentionMs: 86_400_000,
 } as const;
 
-/** Headers a browser client must be able to read. */
-export const EXPOSED_PAYMENT_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
+export { EXPOSED_PAYMENT_HEADERS };
+
+/** What `/readyz` needs to know: can the gate take payments, and can it judge uncertain ones. */
+export interface GateReadiness {
+  ready: boolean;
+  facilitator: { ok: boolean; detail?: string };
+  /** Per network of a paid route: whether its scheme's chain reader answers. */
+  chain: Record<string, { ok: boolean; detail?: string }>;
+}
 
 /** The gate, plus what adapters and discovery need to see. */
 export interface TollboothGate extends PaymentGate {
   readonly routes: RouteTable;
   readonly ledger: LedgerStore;
+  /** The background reconciler (started with the gate unless `reconcileIntervalMs` is 0). */
+  readonly reconciler: LedgerReconciler;
+  /** Asks the facilitator (`/supported`) and each paid network's chain reader whether they answer. */
+  readiness(): Promise<GateReadiness>;
+  /** Stops the reconciler and the lease renewals (the store is the caller's to close). */
+  close(): Promise<void>;
   /**
    * Whether `handle` could answer anything but `pass` for this method and request target
    * (origin-form or absolute). Synchronous, so an adapter lets free routes and preflights
@@ -228,20 +277,45 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     else (settings as Record<string, number>)[key] = value;
   }
   const compiled = compileGateRoutes(options, problems);
+  const readers = compiled ? chainReaderProblems(compiled, options.schemes) : [];
+  if (options.requireChainReader) {
+    for (const reader of readers)
+      problems.push(`requireChainReader: ${reader}, so uncertain settlements could not be resolved`);
+  }
   if (problems.length > 0 || !compiled) throw new TollboothConfigError('payment gate options', problems);
   const table: RouteTable = compiled;
   const store = options.ledger ?? createMemoryLedgerStore();
   const now = options.now ?? Date.now;
+  const logger = options.logger;
+  for (const problem of readers) {
+    logger?.warn(
+      { code: 'no_chain_reader' },
+      `${problem}: a settlement whose answer is lost stays uncertain (502) until the payer's retry finds it settled or expired`,
+    );
+  }
   const ledger = new SettlementLedger({
     store,
     instanceId: options.instanceId ?? randomUUID().slice(0, 8),
     leaseMs: settings.leaseMs,
     retentionMs: settings.retentionMs,
     now,
+    onLeaseError: (error, id) => logger?.warn({ err: error, id }, 'ledger lease renewal failed'),
   });
   const facilitator = options.facilitator;
   const hooks = options.hooks ?? {};
-  const logger = options.logger;
+  const otherMethods = options.otherMethods ?? 'method-not-allowed';
+  const reconciler = createLedgerReconciler({
+    ledger,
+    schemes: options.schemes,
+    intervalMs: settings.reconcileIntervalMs,
+    now,
+    logger,
+    hooks: {
+      onTransfer: (event) => hooks.onTransfer?.(event),
+      onResolved: (entry, resolution) => hooks.onResolved?.(entry, resolution),
+    },
+  });
+  reconciler.start();
   const contexts = new WeakMap<PaidRequest, PaymentContext>();
   /**
    * Payment header texts this process has authenticated, and their identity. A byte-identical
@@ -298,7 +372,10 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     message?: string,
     extraHeaders: Record<string, string> = {},
   ): GateResponse {
-    const retryExactPayload = code === 'settlement_uncertain' || code === 'payment_in_progress';
+    const retryExactPayload =
+      code === 'settlement_uncertain' ||
+      code === 'payment_in_progress' ||
+      code === 'paid_response_unavailable';
     const body = buildErrorBody({ code, requestId, retryExactPayload, ...(message ? { message } : {}) });
     const status = httpStatusOf(code);
     return {
@@ -346,32 +423,29 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     return { kind: 'respond', response };
   }
 
-  function withReceipt(
-    response: StoredResponse,
-    ctx: Pick<PaymentContext, 'receiptHeader'>,
-    receipt: SettleResponse,
-  ): StoredResponse {
-    return {
-      status: response.status,
-      headers: {
-        ...response.headers,
-        [ctx.receiptHeader]: encodeHeader(receipt),
-        'access-control-expose-headers': mergeExpose(response.headers['access-control-expose-headers']),
-      },
-      body: response.body,
-    };
-  }
-
   // -- handle ------------------------------------------------------------------------------
 
   async function handle(request: RequestView): Promise<Outcome> {
     const method = request.method.toUpperCase();
     if (method === 'OPTIONS') return { kind: 'pass' };
     const match = table.match(method, request.url);
-    if (!match) return { kind: 'pass' };
-    const incomingId = request.header('x-request-id');
-    const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    if (!match) {
+      const allow = otherMethods === 'pass' ? [] : table.methodsFor(request.url);
+      if (allow.length === 0) return { kind: 'pass' };
+      return respond(
+        errorResponse('method_not_allowed', requestIdOf(request), `${method} is not served here`, {
+          allow: allow.join(', '),
+        }),
+      );
+    }
+    const requestId = requestIdOf(request);
     const route = match.route;
+    // A fragment is never part of a request target (RFC 9112): refused before any challenge.
+    if (request.url.includes('#')) {
+      return respond(
+        errorResponse('invalid_request_target', requestId, 'a request target cannot carry a #fragment'),
+      );
+    }
 
     if (route.availability === 'paused') {
       return respond(
@@ -404,6 +478,11 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       logger?.error({ err: error, requestId }, 'payment gate failed');
       return respond(errorResponse('internal_error', requestId, 'the payment could not be processed'));
     }
+  }
+
+  function requestIdOf(request: RequestView): string {
+    const incomingId = request.header('x-request-id');
+    return incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
   }
 
   function isCanonical(match: RouteMatch, route: CompiledRoute): boolean {
@@ -554,7 +633,11 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         continue;
       }
       attempts++;
-      const endFlight = ledger.startFlight(id);
+      const end = ledger.startFlight(id);
+      const endFlight = () => {
+        end();
+        void ledger.leases.letGo(base.entry);
+      };
       const ctx: PaymentContext = { ...base, endFlight };
       let claimed: Awaited<ReturnType<LedgerStore['claim']>>;
       try {
@@ -577,6 +660,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         return respond(errorResponse('ledger_unavailable', requestId));
       }
       if (claimed.acquired) {
+        ledger.leases.hold(ctx.entry, 'claimed');
         try {
           return await verifyAndProceed(ctx, paid);
         } catch (error) {
@@ -652,16 +736,59 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     | { kind: 'settled'; receipt: SettleResponse; response?: StoredResponse }
     | { kind: 'failed'; response: GateResponse };
 
+  function transfer(ctx: PaymentContext, receipt: SettleResponse, via: TransferEvent['via']): void {
+    safeHook(() =>
+      hooks.onTransfer?.({
+        id: ctx.entry.id,
+        route: ctx.route.key,
+        network: ctx.v2Requirement.network,
+        payer: receipt.payer,
+        transaction: receipt.transaction,
+        via,
+      }),
+    );
+  }
+
+  function resolutionOf(
+    found: LedgerEntry,
+    action: LedgerResolution['action'],
+    note?: string,
+  ): LedgerResolution {
+    return {
+      by: 'retry',
+      instance: ledger.instanceId,
+      at: now(),
+      from: found.resolution?.from ?? found.state,
+      action,
+      attempts: found.resolution?.attempts ?? 0,
+      ...(note ? { note } : {}),
+    };
+  }
+
+  function resolved(ctx: PaymentContext, found: LedgerEntry, resolution: LedgerResolution): void {
+    safeHook(() =>
+      hooks.onResolved?.(
+        { id: found.id, route: found.route, network: found.network, payer: found.payer },
+        resolution,
+      ),
+    );
+    logger?.info?.(
+      { requestId: ctx.requestId, id: found.id, action: resolution.action, from: resolution.from },
+      'a retry resolved an uncertain payment',
+    );
+  }
+
   /**
    * Settles with the facilitator from a `settling` entry and records the result. `handler` is the
    * handler's response when it ran already (after-handler, or a re-settle); it is stored before
-   * the facilitator is called so a crash loses nothing.
+   * the facilitator is called so a crash loses nothing. `resolve` marks a re-settle of an
+   * uncertain payment (its resolution is recorded with the outcome).
    */
   async function settleNow(
     ctx: PaymentContext,
     handler: StoredResponse | undefined,
     from: readonly LedgerEntry['state'][],
-    afterUncertain = false,
+    resolve?: LedgerEntry,
   ): Promise<SettleResult> {
     const { requestId } = ctx;
     const settling = await ledger.transition(ctx.entry, from, {
@@ -669,6 +796,8 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       ...(handler ? { response: handler } : {}),
     });
     if (!settling) return { kind: 'failed', response: errorResponse('payment_in_progress', requestId) };
+    // Renewed while the facilitator works on it: only a dead process's settlement is taken over.
+    ledger.leases.hold(ctx.entry, 'settling');
 
     let receipt: SettleResponse;
     try {
@@ -677,12 +806,13 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       logger?.warn({ err: error, requestId }, 'facilitator settle outcome unknown');
       return uncertain(ctx, error instanceof Error ? error.message : 'settlement outcome unknown');
     }
-    if (!receipt.success && receipt.errorReason !== 'settlement_pending' && afterUncertain) {
+    if (!receipt.success && receipt.errorReason !== 'settlement_pending' && resolve) {
       // The earlier attempt's transfer may have landed since reconcile looked (the facilitator then
       // answers e.g. "nonce already used"): ask the chain once more before calling it a failure.
-      const onChain = await recheck(ctx);
-      if (onChain === 'unknown') return uncertain(ctx, receipt.errorMessage ?? 'settlement outcome unknown');
-      if (onChain !== 'unsettled') receipt = onChain;
+      const onChain = await askChain(chainQuestion(ctx), now());
+      if (onChain.status === 'unknown')
+        return uncertain(ctx, receipt.errorMessage ?? 'settlement outcome unknown');
+      if (onChain.status === 'settled') receipt = onChain.receipt;
     }
     if (!receipt.success) {
       if (receipt.errorReason === 'settlement_pending') {
@@ -702,35 +832,30 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       safeHook(() => hooks.onRejected?.(requestId, code, reason));
       return { kind: 'failed', response };
     }
-    const final = handler ? withReceipt(handler, ctx, receipt) : undefined;
-    await recordQuietly(ctx, ['settling'], {
+    const final = handler ? toPaidResponse(handler, ctx.receiptHeader, receipt) : undefined;
+    const resolution = resolve
+      ? resolutionOf(resolve, 'settled-again', `transfer ${receipt.transaction}`)
+      : undefined;
+    const recorded = await recordQuietly(ctx, ['settling'], {
       state: 'settled',
       receipt,
       ...(receipt.transaction ? { transaction: receipt.transaction } : {}),
       ...(final ? { response: final } : {}),
+      ...(resolution ? { resolution } : {}),
     });
+    if (recorded) transfer(ctx, receipt, resolve ? 'retry' : 'request');
+    if (resolve && resolution) resolved(ctx, resolve, resolution);
     return final ? { kind: 'settled', receipt, response: final } : { kind: 'settled', receipt };
   }
 
-  /**
-   * What the chain says of a payment whose re-settle failed: the receipt of its transfer if it
-   * landed, `unsettled` if it did not, `unknown` if the scheme cannot tell (then the failure may
-   * only mean the earlier attempt landed, so it is not final).
-   */
-  async function recheck(ctx: PaymentContext): Promise<SettleResponse | 'unsettled' | 'unknown'> {
-    if (!ctx.scheme.reconcile) return 'unsettled';
-    try {
-      const answer = await ctx.scheme.reconcile({
-        payload: ctx.v2Payload,
-        requirements: ctx.v2Requirement,
-        now: Math.floor(now() / 1000),
-      });
-      if (answer.status === 'settled') return answer.receipt;
-      return answer.status === 'unknown' ? 'unknown' : 'unsettled';
-    } catch (error) {
-      logger?.warn({ err: error, requestId: ctx.requestId }, 'reconcile after a failed re-settle failed');
-      return 'unknown';
-    }
+  function chainQuestion(ctx: PaymentContext, transaction?: string) {
+    return {
+      scheme: ctx.scheme,
+      payload: ctx.v2Payload,
+      requirements: ctx.v2Requirement,
+      validBefore: ctx.validBefore,
+      ...(transaction ? { transaction } : {}),
+    };
   }
 
   async function uncertain(
@@ -738,9 +863,12 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     message: string,
     transaction?: string,
   ): Promise<SettleResult> {
+    // Free at once for the reconciler and for retries: nobody is settling it any more.
+    await ledger.leases.letGo(ctx.entry);
     await recordQuietly(ctx, ['settling'], {
       state: 'uncertain',
       error: { code: 'settlement_uncertain', message },
+      leaseUntil: 0,
       ...(transaction ? { transaction } : {}),
     });
     return { kind: 'failed', response: errorResponse('settlement_uncertain', ctx.requestId) };
@@ -750,14 +878,25 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     ctx: PaymentContext,
     from: readonly LedgerEntry['state'][],
     patch: Parameters<SettlementLedger['transition']>[2],
-  ): Promise<void> {
+  ): Promise<boolean> {
     try {
       const updated = await ledger.transition(ctx.entry, from, patch);
       if (!updated)
         logger?.error({ requestId: ctx.requestId, state: patch.state }, 'ledger entry changed under us');
+      return updated !== undefined;
     } catch (error) {
       logger?.error({ err: error, requestId: ctx.requestId, state: patch.state }, 'ledger update failed');
+      return false;
     }
+  }
+
+  /**
+   * Whether another request is working on the entry now: in flight, or settled with its handler
+   * running (a route that settles first). Only while its owner keeps the lease.
+   */
+  function heldElsewhere(entry: LedgerEntry, ctx: PaymentContext): boolean {
+    if (ledger.leaseEnded(entry) || entry.owner === ctx.entry.owner) return false;
+    return ledger.isInFlight(entry) || (entry.state === 'settled' && !entry.response);
   }
 
   /** Answers a payment whose identity is already in the ledger. */
@@ -769,21 +908,31 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     const { match, requestId } = ctx;
     let entry = found;
     const deadline = now() + settings.inFlightWaitMs;
-    while (ledger.isInFlight(entry)) {
-      if (entry.leaseUntil < now()) {
-        // The owner died (or hung) past its lease.
-        if (entry.state === 'settling') {
-          await store.update(entry.id, { state: ['settling'], owner: entry.owner }, { state: 'uncertain' });
-        } else {
-          await store.remove(entry.id, { state: [entry.state], owner: entry.owner });
-        }
-        return RETRY;
-      }
+    while (heldElsewhere(entry, ctx)) {
       if (now() >= deadline) return respond(errorResponse('payment_in_progress', requestId));
       await sleep(settings.pollIntervalMs);
       const next = await store.get(entry.id);
       if (!next) return RETRY;
       entry = next;
+    }
+    if (ledger.isInFlight(entry)) {
+      // The owner died (or hung) past its lease: a settlement it started may have landed.
+      if (entry.state === 'settling') {
+        const resolution = resolutionOf(
+          entry,
+          'abandoned',
+          `owner ${entry.owner} stopped renewing its lease`,
+        );
+        const taken = await store.update(
+          entry.id,
+          { state: ['settling'], owner: entry.owner },
+          { state: 'uncertain', leaseUntil: 0, resolution },
+        );
+        if (taken) resolved(ctx, entry, resolution);
+      } else {
+        await store.remove(entry.id, { state: [entry.state], owner: entry.owner });
+      }
+      return RETRY;
     }
 
     if (entry.resource !== match.resourceUrl) {
@@ -804,14 +953,14 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
             'the replay window of this payment has ended',
           );
         }
-        if (entry.response) return { kind: 'replay', response: entry.response, entry };
-        // Settled before the handler ran (before-handler), but the handler never produced a response.
-        const owned = await store.update(
-          entry.id,
-          { state: ['settled'], owner: entry.owner },
-          { state: 'settled', owner: ctx.entry.owner },
-        );
+        if (entry.response) {
+          safeHook(() => hooks.onReplay?.(entry));
+          return { kind: 'replay', response: entry.response, entry };
+        }
+        // Settled before the handler ran, and no handler produced the paid answer yet: run it now.
+        const owned = await ledger.takeOver(entry, ctx.entry.owner);
         if (!owned) return RETRY;
+        ledger.leases.hold(ctx.entry, 'settled');
         paid.settlement = entry.receipt as SettleResponse;
         contexts.set(paid, ctx);
         return { kind: 'proceed', payment: paid };
@@ -828,77 +977,92 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     }
   }
 
+  /** A retry of an uncertain payment: the chain decides, and a payment it shows unsettled is settled again. */
   async function reconcile(
     ctx: PaymentContext,
     paid: PaidRequest,
     entry: LedgerEntry,
   ): Promise<Outcome | Retry> {
     const { match, requestId } = ctx;
-    const owned = await store.update(
-      entry.id,
-      { state: ['uncertain'], owner: entry.owner },
-      { state: 'uncertain', owner: ctx.entry.owner, leaseUntil: ledger.leaseUntil() },
-    );
+    // A retry takes precedence over the background reconciler (whatever the lease says).
+    const owned = await ledger.takeOver(entry, ctx.entry.owner);
     if (!owned) return RETRY;
-    const nowSec = Math.floor(now() / 1000);
-    let answer: Awaited<ReturnType<NonNullable<SchemeServer['reconcile']>>>;
-    if (!ctx.scheme.reconcile) answer = { status: 'unknown', message: 'the scheme cannot reconcile' };
-    else {
-      try {
-        answer = await ctx.scheme.reconcile({
-          payload: ctx.v2Payload,
-          requirements: ctx.v2Requirement,
-          ...(entry.transaction ? { transaction: entry.transaction } : {}),
-          now: nowSec,
-        });
-      } catch (error) {
-        answer = { status: 'unknown', message: error instanceof Error ? error.message : 'reconcile failed' };
-      }
-    }
-    if (answer.status === 'unsettled' && nowSec >= entry.validBefore) answer = { status: 'expired' };
+    const answer = await askChain(chainQuestion(ctx, entry.transaction), now());
 
     switch (answer.status) {
       case 'settled': {
         const receipt = answer.receipt;
-        if (!entry.response) {
-          await recordQuietly(ctx, ['uncertain'], { state: 'settled', receipt });
+        const resolution = resolutionOf(entry, 'confirmed-on-chain', `transfer ${receipt.transaction}`);
+        const final = entry.response ? toPaidResponse(entry.response, ctx.receiptHeader, receipt) : undefined;
+        const settled = await ledger.transition(ctx.entry, ['uncertain'], {
+          state: 'settled',
+          receipt,
+          ...(receipt.transaction ? { transaction: receipt.transaction } : {}),
+          ...(final ? { response: final } : {}),
+          resolution,
+        });
+        if (!settled) return RETRY;
+        transfer(ctx, receipt, 'retry');
+        resolved(ctx, entry, resolution);
+        if (!final) {
+          // Settled before its handler ran: the handler produces the paid answer now.
+          ledger.leases.hold(ctx.entry, 'settled');
           paid.settlement = receipt;
           contexts.set(paid, ctx);
           return { kind: 'proceed', payment: paid };
         }
-        const final = withReceipt(entry.response, ctx, receipt);
-        const settled = await ledger.transition(ctx.entry, ['uncertain'], {
-          state: 'settled',
-          receipt,
-          response: final,
-          ...(receipt.transaction ? { transaction: receipt.transaction } : {}),
-        });
-        return { kind: 'replay', response: final, entry: settled ?? entry };
+        return { kind: 'replay', response: final, entry: settled };
       }
       case 'expired': {
-        await recordQuietly(ctx, ['uncertain'], {
+        const resolution = resolutionOf(entry, 'expired-unused', 'the authorization expired unused');
+        const rejected = await recordQuietly(ctx, ['uncertain'], {
           state: 'rejected',
           error: { code: 'payment_expired', message: 'the authorization expired unused' },
+          leaseUntil: 0,
+          resolution,
         });
+        if (rejected) resolved(ctx, entry, resolution);
         return reject(match, requestId, 'payment_expired', 'the authorization expired unused');
       }
       case 'unsettled': {
-        const settled = await settleNow(ctx, entry.response, ['uncertain'], true);
+        const settled = await settleNow(ctx, entry.response, ['uncertain'], entry);
         if (settled.kind === 'failed') return respond(settled.response);
         if (settled.response) {
           const stored = await store.get(entry.id);
           return { kind: 'replay', response: settled.response, entry: stored ?? entry };
         }
+        ledger.leases.hold(ctx.entry, 'settled');
         paid.settlement = settled.receipt;
         contexts.set(paid, ctx);
         return { kind: 'proceed', payment: paid };
       }
-      default:
+      default: {
+        // The chain cannot tell yet: still uncertain, free for the next retry or the reconciler.
+        await recordQuietly(ctx, ['uncertain'], {
+          state: 'uncertain',
+          leaseUntil: 0,
+          resolution: resolutionOf(entry, 'unresolved', answer.message),
+        });
         return respond(errorResponse('settlement_uncertain', requestId, answer.message));
+      }
     }
   }
 
   // -- finish / release ----------------------------------------------------------------------
+
+  /**
+   * The answer to a payment settled before its handler, whose handler failed: the payer is told
+   * the truth (charged, receipt attached, retry the exact payload for the answer) and the entry
+   * stays settled without a response, free at once, so the retry runs the handler again.
+   */
+  async function paidButUnanswered(ctx: PaymentContext, receipt: SettleResponse): Promise<GateResponse> {
+    await ledger.leases.letGo(ctx.entry);
+    await recordQuietly(ctx, ['settled'], { state: 'settled', leaseUntil: 0 });
+    const response = errorResponse('paid_response_unavailable', ctx.requestId, undefined, {
+      [ctx.receiptHeader]: encodeHeader(receipt),
+    });
+    return response;
+  }
 
   async function finish(payment: PaidRequest, response: HandlerResponse): Promise<GateResponse> {
     const ctx = contexts.get(payment);
@@ -910,13 +1074,20 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     contexts.delete(payment);
     try {
       if (payment.settlement) {
-        // Settled before the handler ran: the payer was charged whatever the handler answered.
-        const final = withReceipt(handler, ctx, payment.settlement);
+        // Settled before the handler ran: only a successful answer is the paid one.
+        if (handler.status >= LEDGER_ERROR_STATUS) {
+          logger?.warn(
+            { requestId: ctx.requestId, status: handler.status },
+            'handler failed after settlement; a retry of the payload runs it again',
+          );
+          return await paidButUnanswered(ctx, payment.settlement);
+        }
+        const final = toPaidResponse(handler, ctx.receiptHeader, payment.settlement);
         await recordQuietly(ctx, ['settled'], { state: 'settled', response: final });
         safeHook(() => hooks.onSettled?.(payment, payment.settlement!));
         return final;
       }
-      if (handler.status >= 400) {
+      if (handler.status >= LEDGER_ERROR_STATUS) {
         await ledger.release(ctx.entry).catch((error: unknown) => {
           logger?.warn({ err: error, requestId: ctx.requestId }, 'ledger release failed');
         });
@@ -928,7 +1099,9 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       return settled.response ?? handler;
     } catch (error) {
       logger?.error({ err: error, requestId: ctx.requestId }, 'payment finish failed');
-      return errorResponse('settlement_uncertain', ctx.requestId);
+      return payment.settlement
+        ? errorResponse('paid_response_unavailable', ctx.requestId)
+        : errorResponse('settlement_uncertain', ctx.requestId);
     } finally {
       ctx.endFlight();
     }
@@ -939,16 +1112,70 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     if (!ctx) return;
     contexts.delete(payment);
     if (payment.settlement) {
-      ctx.endFlight();
+      // The handler threw after settlement: the next retry runs it again, at once.
+      try {
+        await paidButUnanswered(ctx, payment.settlement);
+      } finally {
+        ctx.endFlight();
+      }
       return;
     }
     await releaseQuietly(ctx);
   }
 
-  const isPaid = (method: string, target: string) =>
-    method.toUpperCase() !== 'OPTIONS' && table.match(method.toUpperCase(), target) !== undefined;
+  const isPaid = (method: string, target: string) => {
+    const upper = method.toUpperCase();
+    if (upper === 'OPTIONS') return false;
+    if (table.match(upper, target) !== undefined) return true;
+    return otherMethods !== 'pass' && table.methodsFor(target).length > 0;
+  };
 
-  return { handle, finish, release, isPaid, routes: table, ledger: store };
+  const networks = [...new Set(table.routes.flatMap((route) => route.requirements.map((r) => r.network)))];
+  async function readiness(): Promise<GateReadiness> {
+    const detail = (error: unknown) => (error instanceof Error ? error.message : String(error));
+    const [facilitatorCheck, ...chainChecks] = await Promise.all([
+      facilitator.supported().then(
+        () => ({ ok: true }),
+        (error: unknown) => ({ ok: false, detail: detail(error) }),
+      ),
+      ...networks.map(async (network) => {
+        const scheme = options.schemes.find((s) => s.supportsNetwork(network));
+        if (!scheme?.chainStatus) return { ok: false, detail: `no chain reader for ${network}` };
+        return scheme.chainStatus(network).then(
+          (status) => (status.ok ? { ok: true } : { ok: false, detail: status.message }),
+          (error: unknown) => ({ ok: false, detail: detail(error) }),
+        );
+      }),
+    ]);
+    const chain = Object.fromEntries(networks.map((network, i) => [network, chainChecks[i]!]));
+    const ready = facilitatorCheck!.ok && Object.values(chain).every((check) => check.ok);
+    return { ready, facilitator: facilitatorCheck!, chain };
+  }
+
+  async function close(): Promise<void> {
+    reconciler.stop();
+    ledger.leases.stop();
+  }
+
+  return { handle, finish, release, isPaid, routes: table, ledger: store, reconciler, readiness, close };
+}
+
+/**
+ * The networks of paid routes whose scheme has no chain reader (`reconcile`): there, an uncertain
+ * settlement can only be resolved by the payer's retry finding it, never by the chain.
+ */
+function chainReaderProblems(table: RouteTable, schemes: readonly SchemeServer[]): string[] {
+  const problems = new Set<string>();
+  for (const route of table.routes) {
+    for (const requirement of route.requirements) {
+      const scheme = schemes.find(
+        (s) => s.scheme === requirement.scheme && s.supportsNetwork(requirement.network),
+      );
+      if (scheme && !scheme.reconcile)
+        problems.add(`${requirement.network} (scheme ${requirement.scheme}) has no chain reader`);
+    }
+  }
+  return [...problems];
 }
 
 /** `scheme://host[:port]` in URL's canonical form (default ports dropped), or '' when unparsable. */

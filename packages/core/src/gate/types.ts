@@ -1,4 +1,4 @@
-import type { LedgerEntry, StoredResponse } from '../ledger/types';
+import type { LedgerEntry, LedgerResolution, StoredResponse } from '../ledger/types';
 import type {
   PaymentPayload,
   PaymentPayloadV1,
@@ -66,10 +66,37 @@ export type Outcome =
   /** Run the handler, buffer its response, then call `finish`. */
   | { kind: 'proceed'; payment: PaidRequest };
 
+/** A transfer the ledger learnt of: one per payment that moved money, whoever confirmed it. */
+export interface TransferEvent {
+  /** The payment identity (ledger id). */
+  id: PaymentIdentity;
+  /** Route key. */
+  route: string;
+  network: string;
+  payer?: string | undefined;
+  transaction?: string | undefined;
+  /**
+   * Who confirmed it: `request` (the paying request's own settle), `retry` (a retry of an
+   * uncertain payment: found on chain or settled again), `reconciler` (the background job).
+   */
+  via: 'request' | 'retry' | 'reconciler';
+}
+
 /** Hooks the gate calls; all optional. Errors thrown by hooks are logged and ignored. */
 export interface GateHooks {
+  /** A request's payment settled (its own settle, or a before-handler settlement), once its response is final. */
   onSettled?(payment: PaidRequest, receipt: SettleResponse): void | Promise<void>;
+  /** A refusal (402 and the like), with its code. */
   onRejected?(requestId: string, code: string, message: string): void;
+  /** Once per transfer, when the ledger records it as settled (metrics: transfers apart from replays). */
+  onTransfer?(event: TransferEvent): void;
+  /** A settled payment's stored answer was sent again (a retry or a duplicate). */
+  onReplay?(entry: LedgerEntry): void;
+  /** The reconciler or a retry resolved an entry its own request could not (see `LedgerResolution`). */
+  onResolved?(
+    entry: Pick<LedgerEntry, 'id' | 'route' | 'network' | 'payer'>,
+    resolution: LedgerResolution,
+  ): void;
 }
 
 /** The framework-neutral payment gate. */

@@ -1,6 +1,23 @@
+import { mergeHeaderList } from '../gate/header-list';
 import type { HandlerResponse } from '../gate/types';
+import { encodeHeader } from '../protocol/codec';
+import type { SettleResponse } from '../protocol/schemas';
 import type { PaymentIdentity } from '../scheme';
-import type { LedgerEntry, LedgerPatch, LedgerState, LedgerStore, StoredResponse } from './types';
+import { LeaseKeeper } from './lease-keeper';
+import {
+  IN_FLIGHT_STATES,
+  type LedgerEntry,
+  type LedgerPatch,
+  type LedgerState,
+  type LedgerStore,
+  type StoredResponse,
+} from './types';
+
+/** Headers a browser client must be able to read. */
+export const EXPOSED_PAYMENT_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
+
+/** The response header that carries the receipt: `X-PAYMENT-RESPONSE` for a payment sent in `X-PAYMENT`. */
+export type ReceiptHeader = 'payment-response' | 'x-payment-response';
 
 /** Settings of the settlement ledger semantics. */
 export interface SettlementLedgerOptions {
@@ -13,6 +30,8 @@ export interface SettlementLedgerOptions {
   retentionMs: number;
   /** Epoch ms clock. */
   now: () => number;
+  /** A lease renewal failed to reach the store. */
+  onLeaseError?: (error: unknown, id: PaymentIdentity) => void;
 }
 
 export interface NewEntryInput {
@@ -27,8 +46,6 @@ export interface NewEntryInput {
   validBefore: number;
 }
 
-const IN_FLIGHT: readonly LedgerState[] = ['claimed', 'verified', 'settling'];
-
 /**
  * The ledger semantics over any `LedgerStore`: entry construction, state changes guarded by
  * owner and state (compare-and-set), the replay window, and a per-process single-flight map so
@@ -38,16 +55,37 @@ const IN_FLIGHT: readonly LedgerState[] = ['claimed', 'verified', 'settling'];
  */
 export class SettlementLedger {
   readonly store: LedgerStore;
+  /** Renews the leases of the entries this process works on. */
+  readonly leases: LeaseKeeper;
   private readonly options: SettlementLedgerOptions;
   private readonly flights = new Map<PaymentIdentity, Promise<void>>();
 
   constructor(options: SettlementLedgerOptions) {
     this.store = options.store;
     this.options = options;
+    this.leases = new LeaseKeeper({
+      store: options.store,
+      leaseMs: options.leaseMs,
+      now: options.now,
+      ...(options.onLeaseError ? { onError: options.onLeaseError } : {}),
+    });
+  }
+
+  get instanceId(): string {
+    return this.options.instanceId;
+  }
+
+  get leaseMs(): number {
+    return this.options.leaseMs;
   }
 
   owner(requestId: string): string {
     return `${this.options.instanceId}:${requestId}`;
+  }
+
+  /** Whether an entry's owner is this instance (a request of this process, or of an earlier life of it). */
+  isOwnInstance(entry: Pick<LedgerEntry, 'owner'>): boolean {
+    return entry.owner.startsWith(`${this.options.instanceId}:`);
   }
 
   now(): number {
@@ -78,13 +116,44 @@ export class SettlementLedger {
     };
   }
 
-  /** Moves an entry held by `owner` from one of `from` to `patch.state`; `undefined` if the CAS failed. */
-  transition(entry: Pick<LedgerEntry, 'id' | 'owner'>, from: readonly LedgerState[], patch: LedgerPatch) {
-    return this.store.update(
+  /**
+   * Moves an entry held by `owner` from one of `from` to `patch.state`; `undefined` if the CAS
+   * failed. The lease is extended (unless the patch sets it) and, when this process renews it,
+   * followed to the new state.
+   */
+  async transition(
+    entry: Pick<LedgerEntry, 'id' | 'owner'>,
+    from: readonly LedgerState[],
+    patch: LedgerPatch,
+  ): Promise<LedgerEntry | undefined> {
+    const updated = await this.store.update(
       entry.id,
       { state: from, owner: entry.owner },
       { leaseUntil: this.leaseUntil(), ...patch },
     );
+    if (updated) this.leases.moved(entry, patch.state);
+    return updated;
+  }
+
+  /**
+   * Takes an entry over from its current owner (compare-and-set on state and owner): the new
+   * owner holds it with a fresh lease. `undefined` when someone else changed it first.
+   */
+  takeOver(
+    entry: LedgerEntry,
+    owner: string,
+    patch: Partial<LedgerPatch> = {},
+  ): Promise<LedgerEntry | undefined> {
+    return this.store.update(
+      entry.id,
+      { state: [entry.state], owner: entry.owner },
+      { state: entry.state, owner, leaseUntil: this.leaseUntil(), ...patch },
+    );
+  }
+
+  /** Whether the lease on an entry ran out (its owner died or hung) at `now`. */
+  leaseEnded(entry: Pick<LedgerEntry, 'leaseUntil'>, now = this.options.now()): boolean {
+    return entry.leaseUntil < now;
   }
 
   /** Removes a claim that spent nothing (verify failed, handler failed). */
@@ -104,7 +173,7 @@ export class SettlementLedger {
   }
 
   isInFlight(entry: LedgerEntry): boolean {
-    return IN_FLIGHT.includes(entry.state);
+    return IN_FLIGHT_STATES.includes(entry.state);
   }
 
   /** The in-process flight of a payment, if one is running. */
@@ -127,6 +196,29 @@ export class SettlementLedger {
       end();
     };
   }
+}
+
+/**
+ * The paid answer: a handler's stored response with the settlement receipt in its receipt header
+ * and the payment headers exposed to browsers.
+ */
+export function toPaidResponse(
+  response: StoredResponse,
+  receiptHeader: ReceiptHeader,
+  receipt: SettleResponse,
+): StoredResponse {
+  return {
+    status: response.status,
+    headers: {
+      ...response.headers,
+      [receiptHeader]: encodeHeader(receipt),
+      'access-control-expose-headers': mergeHeaderList(
+        response.headers['access-control-expose-headers'],
+        EXPOSED_PAYMENT_HEADERS,
+      ),
+    },
+    body: response.body,
+  };
 }
 
 /** Flattens a handler's headers into a storable response (`set-cookie` values joined by `\n`). */

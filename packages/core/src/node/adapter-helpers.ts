@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { buffer } from 'node:stream/consumers';
 import { mergeHeaderList } from '../gate/header-list';
 import type { GateResponse, HandlerResponse } from '../gate/types';
@@ -117,4 +117,31 @@ export async function toBodyBytes(body: unknown): Promise<Uint8Array> {
     return buffer(body as NodeJS.ReadableStream);
   }
   return Buffer.from(JSON.stringify(body), 'utf8');
+}
+
+/** `scheme://authority` at the start of an absolute-form request target, and the rest. */
+const ABSOLUTE_FORM = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;
+
+/**
+ * Rewrites an absolute-form request target (`GET http://host/path HTTP/1.1`, legal HTTP/1.1 that
+ * proxies send) to origin-form, as RFC 9112 section 3.2.2 asks of a server: `req.url` becomes
+ * `/path?query` and the Host header the target's authority (the received one is ignored). Every
+ * adapter calls it first, for every request, so routing, the gate and the handlers all see one
+ * form whatever the framework. Returns whether it rewrote anything; an origin-form target costs
+ * one character test.
+ *
+ * @example
+ * toOriginForm(req); // 'http://api.example.com/api/v1/fees/now' → '/api/v1/fees/now', Host api.example.com
+ */
+export function toOriginForm(req: IncomingMessage): boolean {
+  const url = req.url;
+  if (url === undefined || url.charCodeAt(0) === 47 /* / */) return false;
+  const absolute = ABSOLUTE_FORM.exec(url);
+  if (!absolute) return false;
+  const rest = absolute[3]!;
+  req.url = rest.startsWith('/') ? rest : `/${rest}`;
+  // Userinfo (`user:pass@`) is never part of a Host.
+  const authority = absolute[2]!.replace(/^.*@/, '');
+  if (authority) req.headers.host = authority;
+  return true;
 }

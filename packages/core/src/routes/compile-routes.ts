@@ -83,6 +83,12 @@ export interface RouteTable {
   readonly baseUrl?: string;
   /** The most specific route for a method and URL (absolute or origin-form), or `undefined` (free). */
   match(method: string, url: string): RouteMatch | undefined;
+  /**
+   * The methods paid routes serve at this URL, whatever the request's method (`HEAD` with `GET`),
+   * in declaration order; empty when no paid route has this path. A route declared without a
+   * method serves every method (`['*']`).
+   */
+  methodsFor(url: string): string[];
   get(key: string): CompiledRoute | undefined;
   /** Changes a route's availability at run time. @throws TollboothError if the key is unknown. */
   setAvailability(key: string, availability: Availability): void;
@@ -232,6 +238,24 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
       const route = compiled[candidate];
       if (!route) return undefined;
       return { route, path: target.path, params: {}, target, resourceUrl: route.resourceUrl(target) };
+    },
+    methodsFor(url) {
+      const target = normalizeTarget(url);
+      const found = new Set<string>();
+      const add = (route: CompiledRoute) => {
+        found.add(route.method);
+        if (route.method === 'GET') found.add('HEAD');
+      };
+      let scan = allIndexes;
+      if (ASCII_PATH.test(target.path)) {
+        scan = patternIndexes;
+        for (const index of literals.get(target.path.toLowerCase()) ?? []) add(compiled[index]!);
+      }
+      for (const index of scan) {
+        const route = compiled[index]!;
+        if (route.pattern.regex.test(target.path)) add(route);
+      }
+      return [...found];
     },
     get: (key) => byKey.get(key),
     setAvailability(key, availability) {

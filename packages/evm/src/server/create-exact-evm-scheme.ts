@@ -1,5 +1,6 @@
 import type { ReconcileInput, SchemeServer } from '@tollbooth/core';
 import type { Chain, Client, Transport } from 'viem';
+import { getBlockNumber } from 'viem/actions';
 import { defineAsset, type EvmAsset } from '../assets/define-asset';
 import { EXACT_SCHEME } from '../constants';
 import { EvmErrorCode, EvmSchemeError } from '../errors';
@@ -112,6 +113,15 @@ export function createExactEvmScheme(
       }),
   };
   if (clients.size > 0 || anyNetworkClient) {
+    scheme.chainStatus = async (network: string) => {
+      const client = clients.get(network) ?? anyNetworkClient;
+      if (!client) return { ok: false, message: `no client configured for ${network}` };
+      try {
+        return { ok: true, blockNumber: await getBlockNumber(client, { cacheTime: 0 }) };
+      } catch (error) {
+        return { ok: false, message: error instanceof Error ? error.message : String(error) };
+      }
+    };
     scheme.reconcile = async (input: ReconcileInput) => {
       const client = clients.get(input.requirements.network) ?? anyNetworkClient;
       if (!client)
