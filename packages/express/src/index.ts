@@ -6,6 +6,7 @@ import {
   type PaidRequest,
   type PaymentGateOptions,
   type TollboothGate,
+  toOriginForm,
   toRequestView,
   writeGateResponse,
 } from '@tollbooth/core';
@@ -75,6 +76,8 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
   };
   // Free routes and preflights pass synchronously: no promise, no request view.
   const middleware: RequestHandler = (req, res, next) => {
+    // An absolute-form target reaches routing, the gate and handlers as origin-form (RFC 9112).
+    if (toOriginForm(req)) req.originalUrl = req.url;
     if (!gate.isPaid(req.method, req.originalUrl)) return next();
     return paid(req, res, next).catch(next);
   };

@@ -16,6 +16,7 @@ import {
   type TollboothGate,
   toBodyBytes,
   toHandlerHeaders,
+  toOriginForm,
   toRequestView,
 } from '@tollbooth/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -125,6 +126,8 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
 
   // Callback-style hooks: free routes and unpaid responses pass without creating a promise.
   fastify.addHook('onRequest', (request, reply, done) => {
+    // Fastify routed an absolute-form target by its path already; handlers see origin-form too.
+    toOriginForm(request.raw);
     const gate = current();
     // The raw target, not Fastify's decoded path: the gate decodes it itself (path tricks).
     if (!gate.isPaid(request.method, request.raw.url ?? '/')) return done();

@@ -12,6 +12,7 @@ import {
   type TollboothGate,
   toBodyBytes,
   toHandlerHeaders,
+  toOriginForm,
   toRequestView,
 } from '@tollbooth/core';
 import type { Context, Middleware } from 'koa';
@@ -77,6 +78,12 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
     try {
       await next();
     } catch (error) {
+      if (payment.settlement) {
+        // Settled before the handler: the payer hears that (receipt, retry the payload), not a bare 500.
+        ctx.app.emit('error', error, ctx);
+        const failed = { status: 500, headers: {}, body: new Uint8Array() };
+        return send(ctx, await gate.finish(payment, failed), before);
+      }
       // Nothing is settled for a handler that throws; Koa answers the error as usual.
       await gate.release(payment);
       throw error;
@@ -89,8 +96,14 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
     send(ctx, await gate.finish(payment, handled), before);
   };
   // Free routes and preflights go straight to the next middleware, without an async frame.
-  const middleware: Middleware = (ctx, next) =>
-    gate.isPaid(ctx.method, ctx.originalUrl) ? paid(ctx, next) : next();
+  const middleware: Middleware = (ctx, next) => {
+    // An absolute-form target reaches routing, the gate and handlers as origin-form (RFC 9112).
+    if (toOriginForm(ctx.req)) {
+      ctx.originalUrl = ctx.req.url!;
+      ctx.request.originalUrl = ctx.req.url!;
+    }
+    return gate.isPaid(ctx.method, ctx.originalUrl) ? paid(ctx, next) : next();
+  };
   return Object.assign(middleware, { gate });
 }
 
