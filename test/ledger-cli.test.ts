@@ -127,7 +127,7 @@ describe('tollbooth-ledger on a SQLite ledger written by real payments', () => {
     const { code, stdout } = await cli('list', '--ledger', sqliteUrl);
     expect(code).toBe(LEDGER_CLI_EXIT.ok);
     const lines = stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^CREATED\s+STATE\s+ROUTE\s+PAYER\s+TRANSACTION\s+ERROR\s+ID$/);
+    expect(lines[0]).toMatch(/^CREATED\s+STATE\s+ROUTE\s+PAYER\s+TRANSACTION\s+ERROR\s+RESOLVED\s+ID$/);
     expect(lines.slice(1, 5).map((l) => l.split(/\s+/)[1])).toEqual([
       'uncertain',
       'settled',

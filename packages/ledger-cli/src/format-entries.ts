@@ -63,13 +63,26 @@ export function formatEntryTable(entries: readonly LedgerEntry[]): string {
     e.payer ?? '-',
     short(e.transaction),
     e.error?.code ?? '-',
+    e.resolution ? `${e.resolution.action} (${e.resolution.by})` : '-',
     e.id,
   ]);
-  const table = formatTable(['CREATED', 'STATE', 'ROUTE', 'PAYER', 'TRANSACTION', 'ERROR', 'ID'], rows);
+  const table = formatTable(
+    ['CREATED', 'STATE', 'ROUTE', 'PAYER', 'TRANSACTION', 'ERROR', 'RESOLVED', 'ID'],
+    rows,
+  );
   return `${table}\n${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`;
 }
 
 const MAX_BODY_CHARS = 2_000;
+
+/** What resolved an entry (the reconciler or a retry), in one line. */
+function resolutionLine(entry: LedgerEntry): string {
+  const r = entry.resolution;
+  if (!r) return '-';
+  const attempts = r.attempts > 0 ? `, ${r.attempts} ${r.attempts === 1 ? 'look' : 'looks'}` : '';
+  const note = r.note ? `: ${r.note}` : '';
+  return `${r.action} by the ${r.by} on ${r.instance} at ${iso(r.at)} (was ${r.from}${attempts})${note}`;
+}
 
 /** The default output of `show`: every field of one entry. */
 export function formatEntryDetail(entry: LedgerEntry): string {
@@ -82,6 +95,7 @@ export function formatEntryDetail(entry: LedgerEntry): string {
     ['payer', entry.payer ?? '-'],
     ['transaction', entry.transaction ?? '-'],
     ['error', entry.error ? `${entry.error.code}: ${entry.error.message}` : '-'],
+    ['resolved', resolutionLine(entry)],
     ['owner', entry.owner],
     ['created', iso(entry.createdAt)],
     ['updated', iso(entry.updatedAt)],
