@@ -36,20 +36,28 @@ let devnet: Devnet;
 let app: Awaited<ReturnType<typeof startTollboothApp>>;
 const before: Array<{ payer: bigint; payTo: bigint }> = [];
 let paid: Run;
+let verbose: Run;
 let tooDear: Run;
 let noKey: Run;
 
 beforeAll(async () => {
-  devnet = await startDevnet({ chainId: 8453, payers: 2 });
+  devnet = await startDevnet({ chainId: 8453, payers: 3 });
   app = await startTollboothApp(devnet, {
-    routes: { 'GET /paid': paidRoute(devnet), 'GET /dear': paidRoute(devnet, { amount: 2n * PRICE }) },
+    routes: {
+      'GET /paid': paidRoute(devnet),
+      'GET /loud': paidRoute(devnet),
+      'GET /dear': paidRoute(devnet, { amount: 2n * PRICE }),
+    },
     facilitator: devnetFacilitator(devnet),
   });
-  for (const i of [0, 1]) before.push(await balances(devnet, payerAccount(devnet, i).address));
-  // Each run starts a process that compiles the sources: run the three at once.
-  [paid, tooDear, noKey] = await Promise.all([
+  for (const i of [0, 1, 2]) before.push(await balances(devnet, payerAccount(devnet, i).address));
+  // Each run starts a process that compiles the sources: run the four at once.
+  [paid, verbose, tooDear, noKey] = await Promise.all([
     tollboothPay([`${app.url}/paid`, '--max', '$0.001'], {
       TOLLBOOTH_PAYER_KEY: devnet.accounts.payers[0]!.privateKey,
+    }),
+    tollboothPay([`${app.url}/loud`, '--verbose'], {
+      TOLLBOOTH_PAYER_KEY: devnet.accounts.payers[2]!.privateKey,
     }),
     tollboothPay([`${app.url}/dear`, '--max', PRICE.toString()], {
       TOLLBOOTH_PAYER_KEY: devnet.accounts.payers[1]!.privateKey,
@@ -64,16 +72,34 @@ afterAll(async () => {
 });
 
 describe('tollbooth-pay', () => {
-  it('pays a route once and prints the challenge, the response and the receipt', async () => {
+  it('pays a route once and prints a summary: status, amount, payer, transaction and the body', async () => {
     const payer = payerAccount(devnet, 0);
     expect(paid.stderr).toBe('');
     expect(paid.code).toBe(0);
-    expect(paid.stdout).toContain('402 challenge:');
-    expect(paid.stdout).toContain(`payment from ${payer.address}`);
-    expect(paid.stdout).toContain('200 OK');
-    expect(paid.stdout).toMatch(/"success": true/);
+    const lines = paid.stdout.split('\n');
+    expect(lines[0]).toBe('200 OK');
+    expect(lines[1]).toBe(`amount      0.001 USDC on eip155:8453, to ${devnet.accounts.payTo.address}`);
+    expect(lines[2]).toBe(`payer       ${payer.address}`);
+    expect(lines[3]).toMatch(/^transaction 0x[0-9a-f]{64}$/);
+    expect(JSON.parse(lines.slice(5).join('\n'))).toEqual({ ok: true, path: '/paid', run: 1 });
+    expect(paid.stdout).not.toContain('402 challenge');
+    expect(paid.stdout.length).toBeLessThan(600);
     expect(app.runs.get('/paid')).toBe(1);
     expect((await deltas(devnet, payer.address, before[0]!)).paid).toBe(PRICE);
+  });
+
+  it('adds the whole challenge, the signed authorization and the receipt with --verbose', async () => {
+    expect(verbose.code).toBe(0);
+    expect(verbose.stdout).toMatch(/^402 challenge:\n\{\n {2}"x402Version": 2/);
+    expect(verbose.stdout).toContain(`signed payment: {"from":"${payerAccount(devnet, 2).address}"`);
+    expect(verbose.stdout).toMatch(/\nreceipt:\n\{[^]*"success": true/);
+    expect((await deltas(devnet, payerAccount(devnet, 2).address, before[2]!)).paid).toBe(PRICE);
+  });
+
+  it('lists its exit codes in --help', async () => {
+    const help = await tollboothPay(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes: 0 a 2xx answer, 1 .*2 bad arguments/s);
   });
 
   it('refuses a price above --max, exits 1 and pays nothing', async () => {

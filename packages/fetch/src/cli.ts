@@ -5,12 +5,17 @@ import { toAtomicAmount } from '@tollbooth/core';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createEvmPaymentSigner } from './evm-signer';
+import { formatPaidResponse } from './format-paid-response';
 import { createPayingClient, PaymentClientError } from './paying-fetch';
 
-const USAGE = `usage: tollbooth-pay <url> [--max 0.01] [-X METHOD] [-d BODY] [-H 'name: value']...
-  Pays a 402 challenge once and prints the challenge, the payment, the response and the receipt.
+const USAGE = `usage: tollbooth-pay <url> [--max 0.01] [-X METHOD] [-d BODY] [-H 'name: value']... [-v]
+  Pays a 402 challenge once and prints a summary: status, amount, payer, transaction, the body.
   The payer's private key is read from TOLLBOOTH_PAYER_KEY (use a devnet key, never a real one).
-  --max   largest payment, in USDC ("0.01", "$0.01") or atomic units ("10000"); default 0.01`;
+  --max          largest payment, in USDC ("0.01", "$0.01") or atomic units ("10000"); default 0.01
+  -v, --verbose  also print the whole challenge, the signed authorization and the receipt
+
+Exit codes: 0 a 2xx answer, 1 any other answer or no payment made (above --max, nothing
+payable, network error), 2 bad arguments.`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -19,6 +24,7 @@ const { values, positionals } = parseArgs({
     request: { type: 'string', short: 'X' },
     data: { type: 'string', short: 'd' },
     header: { type: 'string', short: 'H', multiple: true },
+    verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -61,24 +67,8 @@ try {
     headers,
     ...(values.data === undefined ? {} : { body: values.data }),
   });
-  if (result.paymentRequired) {
-    console.log('402 challenge:');
-    console.log(JSON.stringify(result.paymentRequired, null, 2));
-  }
-  if (result.payload) {
-    const { authorization } = result.payload.payload as { authorization?: Record<string, string> };
-    console.log(
-      `\npayment from ${account.address}: ${JSON.stringify(authorization ?? result.payload.payload)}`,
-    );
-    if (result.attempts > 1)
-      console.log(`(sent ${result.attempts} times: the same payload, retried after an uncertain settlement)`);
-  }
-  console.log(`\n${result.response.status} ${result.response.statusText}`);
-  console.log(await result.response.text());
-  if (result.receipt) {
-    console.log('\nreceipt:');
-    console.log(JSON.stringify(result.receipt, null, 2));
-  }
+  const body = await result.response.text();
+  console.log(formatPaidResponse({ result, body, payer: account.address, verbose: values.verbose === true }));
   process.exit(result.response.ok ? 0 : 1);
 } catch (error) {
   console.error(error instanceof PaymentClientError ? `${error.code}: ${error.message}` : error);
