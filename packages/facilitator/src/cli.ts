@@ -3,10 +3,16 @@
 import { parseArgs } from 'node:util';
 import { createExactEvmFacilitator } from '@tollbooth/evm';
 import { defineChain, type Hex } from 'viem';
+import { checkChainRpc } from './check-chain-rpc';
 import { startFacilitatorServer } from './facilitator-server';
 
 const USAGE = `usage: tollbooth-facilitator --rpc-url URL --chain-id ID [--port 4021] [--host 127.0.0.1]
-  The settling account's private key is read from TOLLBOOTH_FACILITATOR_KEY (it pays the gas).`;
+  The settling account's private key is read from TOLLBOOTH_FACILITATOR_KEY (it pays the gas).
+  Before listening it asks the RPC for its chain id and the account's gas: an RPC that does not
+  answer, or serves another chain, stops it; an account without gas is a warning on stderr.
+
+Exit codes: 0 stopped by SIGINT or SIGTERM, 1 could not start (RPC unreachable or another
+chain, port in use), 2 bad arguments.`;
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +49,20 @@ const chain = defineChain({
   rpcUrls: { default: { http: [rpcUrl] } },
 });
 const facilitator = createExactEvmFacilitator({ account: key as Hex, chain, rpcUrl });
-const server = await startFacilitatorServer({ facilitator, port, host: values.host });
+const check = await checkChainRpc({ rpcUrl, chainId, address: facilitator.address });
+if (check.problem) {
+  console.error(`tollbooth-facilitator: cannot start: ${check.problem}`);
+  process.exit(1);
+}
+for (const warning of check.warnings) console.error(`tollbooth-facilitator: WARNING: ${warning}`);
+const server = await startFacilitatorServer({ facilitator, port, host: values.host }).catch(
+  (error: NodeJS.ErrnoException) => {
+    console.error(
+      `tollbooth-facilitator: cannot start: ${error.code === 'EADDRINUSE' ? `port ${port} is in use` : error.message}`,
+    );
+    return process.exit(1);
+  },
+);
 console.log(
   `tollbooth-facilitator: ${server.url} (settling from ${facilitator.address} on eip155:${chainId})`,
 );

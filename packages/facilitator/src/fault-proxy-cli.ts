@@ -8,7 +8,10 @@ import { FACILITATOR_FAULT_MODES, startFacilitatorFaultProxy, toFaultSetting } f
 const USAGE = `usage: tollbooth-facilitator-fault-proxy --target URL [--port 0] [--host 127.0.0.1]
        [--mode pass] [--operations verify,settle,supported] [--slow-supported-ms 5000]
   Modes: ${FACILITATOR_FAULT_MODES.join(', ')}.
-  GET <url>/__fault shows the mode and counters; PUT it {"mode": "...", "operations": [...]} to switch.`;
+  GET <url>/__fault shows the mode and counters; PUT it {"mode": "...", "operations": [...]} to switch.
+
+Exit codes: 0 stopped by SIGINT or SIGTERM, 1 could not start (e.g. the port is in use), 2 bad
+arguments.`;
 
 const { values } = parseArgs({
   options: {

@@ -1,4 +1,5 @@
 // @tollbooth/facilitator: serve any FacilitatorClient over the standard x402 facilitator HTTP API.
+export { type ChainRpcCheck, type CheckChainRpcOptions, checkChainRpc } from './check-chain-rpc';
 export {
   createFacilitatorHandler,
   DEFAULTS,
