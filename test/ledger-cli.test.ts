@@ -254,6 +254,30 @@ describe('tollbooth-ledger on a SQLite ledger written by real payments', () => {
     expect(stderr).toMatch(/Redis at redis:\/\/127\.0\.0\.1:1 did not answer/);
   });
 
+  it('reads the ledger URL from LEDGER_URL, as the fee service does, when TOLLBOOTH_LEDGER_URL is unset', async () => {
+    const read = async (env: Record<string, string>) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runLedgerCli(['stats', '--json'], {
+        stdout: (t) => {
+          stdout += t;
+        },
+        stderr: (t) => {
+          stderr += t;
+        },
+        env,
+      });
+      return { code, stdout, stderr };
+    };
+    const viaService = await read({ LEDGER_URL: sqliteUrl });
+    expect(viaService).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(viaService.stdout)).toMatchObject({ uncertain: 1 });
+    // The tool's own variable wins over the service's.
+    const both = await read({ TOLLBOOTH_LEDGER_URL: 'redis://127.0.0.1:1', LEDGER_URL: sqliteUrl });
+    expect(both.code).toBe(LEDGER_CLI_EXIT.unavailable);
+    expect((await read({})).stderr).toContain('set TOLLBOOTH_LEDGER_URL (or LEDGER_URL)');
+  });
+
   it('runs as a command, reading the ledger URL from TOLLBOOTH_LEDGER_URL', async () => {
     const args = ['--conditions=tollbooth-source', '--import', 'tsx', 'packages/ledger-cli/src/cli.ts'];
     const ok = await run(process.execPath, [...args, 'uncertain', '--json'], {

@@ -31,4 +31,5 @@ export {
   LEDGER_URL_ENV,
   type LedgerCliIo,
   runLedgerCli,
+  SERVICE_LEDGER_URL_ENV,
 } from './run-ledger-cli';

@@ -24,6 +24,8 @@ export interface LedgerCliIo {
 
 /** Environment variable read when `--ledger` is not given. */
 export const LEDGER_URL_ENV = 'TOLLBOOTH_LEDGER_URL';
+/** Read after {@link LEDGER_URL_ENV}: the variable the fee service reads its ledger from. */
+export const SERVICE_LEDGER_URL_ENV = 'LEDGER_URL';
 
 export const LEDGER_CLI_USAGE = `Usage: tollbooth-ledger <command> [options]
 
@@ -37,7 +39,7 @@ Commands:
   stats                number of entries in each state
 
 Options:
-  -l, --ledger <url>   the ledger (default: $${LEDGER_URL_ENV})
+  -l, --ledger <url>   the ledger (default: $${LEDGER_URL_ENV}, else $${SERVICE_LEDGER_URL_ENV})
       --state <state>  list: only this state (repeatable; ${LEDGER_STATES.join(', ')})
       --payer <addr>   list: only this payer (as stored, e.g. an EIP-55 address)
       --tx <hash>      list: only this settlement transaction
@@ -113,9 +115,11 @@ export async function runLedgerCli(argv: readonly string[], io: LedgerCliIo): Pr
   }
   const limit = parseLimitSafe(values.limit, err);
   if (limit === null) return LEDGER_CLI_EXIT.usage;
-  const url = values.ledger ?? env[LEDGER_URL_ENV];
+  const url = values.ledger ?? (env[LEDGER_URL_ENV] || env[SERVICE_LEDGER_URL_ENV]);
   if (!url) {
-    err(`tollbooth-ledger: no ledger given: pass --ledger <url> or set ${LEDGER_URL_ENV}`);
+    err(
+      `tollbooth-ledger: no ledger given: pass --ledger <url> or set ${LEDGER_URL_ENV} (or ${SERVICE_LEDGER_URL_ENV})`,
+    );
     return LEDGER_CLI_EXIT.usage;
   }
 
