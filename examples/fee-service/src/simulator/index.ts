@@ -1,5 +1,10 @@
+export * from './lookup';
+export * from './mempool-policy';
 export * from './model';
 export * from './prng';
 export * from './scenarios';
 export * from './server';
-export { blockWithExtras, checkRawTransaction, esploraBlock, esploraTx } from './views';
+export * from './transactions';
+export * from './tx-index';
+export * from './views';
+export * from './wallet';

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createPrng, type Prng } from './prng';
 import { SCENARIOS, type ScenarioName, type ScenarioParameters } from './scenarios';
+import { drawShape, type Material, type TxShape } from './transactions';
+import { TransactionIndex } from './tx-index';
+import { createFaucet, type Faucet, type SpendableOutput } from './wallet';
 
 /** Simulated time starts here (block timestamps), whatever the wall clock says. */
 export const SIM_EPOCH_MS = Date.parse('2026-08-06T12:00:00Z');
@@ -11,20 +14,12 @@ const BLOCK_VSIZE = 1_000_000;
 const BLOCK_TX_VSIZE = 999_000;
 const MEAN_BLOCK_INTERVAL_MS = 600_000;
 const HISTORY_BLOCKS = 16;
-/** An odd multiplier and its inverse modulo 2^32 (txid first word ↔ counter). */
-const TXID_MULTIPLIER = 0x2c1b3c6d;
-const TXID_MULTIPLIER_INVERSE = modularInverse32(TXID_MULTIPLIER);
-
-function modularInverse32(a: number): number {
-  // Newton iteration: x ← x(2 − a x) doubles the correct low bits each round.
-  let x = a;
-  for (let i = 0; i < 5; i += 1) x = Math.imul(x, 2 - Math.imul(a, x));
-  return x >>> 0;
-}
+/** Blocks whose transactions are kept (older blocks keep their header and statistics only). */
+const KEPT_BLOCKS = 200;
 
 export interface SimTx {
-  /** Set for broadcast transactions only; generated ones derive it from `seq` (see txidOf). */
-  externalTxid?: string;
+  /** Inputs and outputs by script type, and the exact sizes they give. */
+  shape: TxShape;
   vsize: number;
   weight: number;
   size: number;
@@ -32,11 +27,13 @@ export interface SimTx {
   fee: number;
   /** fee / vsize, sat/vB. */
   rate: number;
-  /** Order of arrival; breaks ties when sorting. */
+  /** Order of arrival; breaks ties when sorting, and seeds the transaction's bytes. */
   seq: number;
   arrivalMs: number;
-  inputs: number;
-  outputs: number;
+  /** Signals BIP 125 replaceability (sequence below 0xfffffffe). */
+  rbf: boolean;
+  /** The bytes: a broadcast's own from the start, a generated one's once materialised. */
+  material?: Material;
 }
 
 export interface SimBlock {
@@ -44,7 +41,7 @@ export interface SimBlock {
   height: number;
   previousHash: string;
   timestampMs: number;
-  /** Transactions (emptied once the block is 200 deep, to bound memory). */
+  /** Transactions without the coinbase (emptied once the block is 200 deep, to bound memory). */
   txs: SimTx[];
   /** Transaction count including the coinbase. */
   txCount: number;
@@ -81,7 +78,7 @@ export function subsidyAt(height: number): number {
 }
 
 /** Rate at a fraction of the vsize of a list sorted by rate descending. */
-function rateAtVsizeFraction(sortedDesc: SimTx[], fraction: number): number {
+function rateAtVsizeFraction(sortedDesc: readonly SimTx[], fraction: number): number {
   const total = sortedDesc.reduce((sum, tx) => sum + tx.vsize, 0);
   const target = total * fraction;
   let acc = 0;
@@ -93,7 +90,7 @@ function rateAtVsizeFraction(sortedDesc: SimTx[], fraction: number): number {
 }
 
 /** [min, p10, p25, p50, p75, p90, max] of a block's rates, by vsize (low to high). */
-function feeRangeOf(sortedDesc: SimTx[]): number[] {
+export function feeRangeOf(sortedDesc: readonly SimTx[]): number[] {
   if (sortedDesc.length === 0) return [];
   const pct = (p: number) => rateAtVsizeFraction(sortedDesc, 1 - p);
   return [sortedDesc.at(-1)!.rate, pct(0.1), pct(0.25), pct(0.5), pct(0.75), pct(0.9), sortedDesc[0]!.rate];
@@ -122,7 +119,9 @@ export interface MempoolBlockView {
 /**
  * The deterministic mempool and chain. Time moves only through {@link SimulationModel.advance};
  * everything else is a read of the state, so the same seed and the same advances give the same
- * answers.
+ * answers. Transactions carry real serialisations (materialised on demand, `transactions.ts`);
+ * the outputs a client may spend are the faucet's ({@link SimulationModel.faucet}) and those of
+ * transactions it broadcast, so a broadcast spends real, tracked prevouts.
  */
 export class SimulationModel {
   readonly seed: number;
@@ -131,25 +130,31 @@ export class SimulationModel {
   nowMs = SIM_EPOCH_MS;
   private rng: Prng;
   private counter = 0;
-  private mempool = new Map<number, SimTx>();
-  private readonly external = new Map<string, number>();
+  /** The unconfirmed transactions by seq. */
+  readonly mempool = new Map<number, SimTx>();
   readonly blocks: SimBlock[] = [];
   private readonly blockByHash = new Map<string, SimBlock>();
-  private readonly confirmed = new Map<number, { tx: SimTx; block: SimBlock }>();
+  /** The block of each confirmed transaction still kept. */
+  readonly confirmed = new Map<number, SimBlock>();
+  /** Transactions by txid, once materialised; funding transactions; spendable outputs. */
+  readonly index: TransactionIndex;
+  /** A key with confirmed outputs, for tests and demos that broadcast real signed transactions. */
+  readonly faucet: Faucet;
   private nextArrivalMs = 0;
   private nextBlockMs = 0;
-  private version = 0;
   /** The mempool sorted by rate, except `pending` arrivals not merged in yet. */
   private sorted: SimTx[] = [];
   private pending: SimTx[] = [];
-  /** Outpoints spent by broadcast transactions (to answer "missing or spent"). */
-  readonly spentOutpoints = new Set<string>();
+  /** Recent arrivals, newest last (Esplora's `/mempool/recent`). */
+  private readonly recent: SimTx[] = [];
 
   constructor(options: { seed: number; scenario: ScenarioName }) {
     this.seed = options.seed >>> 0;
     this.scenarioName = options.scenario;
     this.params = SCENARIOS[options.scenario];
     this.rng = createPrng(this.seed ^ 0x9e3779b9);
+    this.index = new TransactionIndex(this.seed);
+    this.faucet = createFaucet(this.seed);
     this.buildHistory();
     this.fillMempool(this.params.initialMempoolVsize, this.params.fees);
     if (this.params.initialSpikeVsize > 0 && this.params.spike) {
@@ -164,7 +169,6 @@ export class SimulationModel {
     this.scenarioName = name;
     this.params = SCENARIOS[name];
     this.nextArrivalMs = this.nowMs + this.rng.exponential(1000 / this.params.arrivalsPerSecond);
-    this.version += 1;
   }
 
   /** A SHA-256 of the seed and a label: block hashes and merkle roots. */
@@ -172,59 +176,24 @@ export class SimulationModel {
     return createHash('sha256').update(`${this.seed}:${label}`).digest('hex');
   }
 
-  /**
-   * A txid-looking 64-hex from the seed and a counter. SHA-256 (or even building the string) per
-   * transaction dominated start-up with tens of thousands of transactions, so txids are computed
-   * only when asked for, and their first word is an invertible function of the counter
-   * ({@link seqOfTxid}) so a lookup by txid needs no txid → transaction index.
-   */
-  txidOf(seq: number): string {
-    let out = (Math.imul((seq ^ this.seed) >>> 0, TXID_MULTIPLIER) >>> 0).toString(16).padStart(8, '0');
-    for (let i = 1; i < 8; i += 1) {
-      let h = (this.seed ^ Math.imul(seq + 1, 0x9e3779b1) ^ Math.imul(i, 0x85ebca6b)) >>> 0;
-      h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-      h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-      h ^= h >>> 16;
-      h = Math.imul(h ^ seq, 0x27d4eb2f);
-      h ^= h >>> 15;
-      out += (h >>> 0).toString(16).padStart(8, '0');
-    }
-    return out;
-  }
-
-  /** The counter a simulator txid was made from (inverse of the first word of {@link txidOf}). */
-  private seqOfTxid(txid: string): number {
-    return (Math.imul(Number.parseInt(txid.slice(0, 8), 16), TXID_MULTIPLIER_INVERSE) ^ this.seed) >>> 0;
-  }
-
   private drawRate(dist: { median: number; sigma: number }): number {
     return Math.max(this.params.minRelayFee, Math.min(5_000, this.rng.logNormal(dist.median, dist.sigma)));
   }
 
-  private drawShape(): { vsize: number; inputs: number; outputs: number } {
-    const u = this.rng.next();
-    if (u < 0.55) return { vsize: 141, inputs: 1, outputs: 2 };
-    if (u < 0.7) return { vsize: 110, inputs: 1, outputs: 1 };
-    if (u < 0.85) return { vsize: 208, inputs: 2, outputs: 2 };
-    if (u < 0.95) return { vsize: 250 + this.rng.int(450), inputs: 3, outputs: 3 };
-    return { vsize: 1000 + this.rng.int(4000), inputs: 15, outputs: 2 };
-  }
-
   private makeTx(dist: { median: number; sigma: number }, arrivalMs: number): SimTx {
-    const shape = this.drawShape();
+    const shape = drawShape(this.rng);
     const rate = this.drawRate(dist);
     const fee = Math.ceil(rate * shape.vsize);
-    const seq = this.counter++;
     return {
+      shape,
       vsize: shape.vsize,
-      weight: shape.vsize * 4 - 3,
-      size: Math.round(shape.vsize * 1.57),
+      weight: shape.weight,
+      size: shape.size,
       fee,
       rate: fee / shape.vsize,
-      seq,
+      seq: this.counter++,
       arrivalMs,
-      inputs: shape.inputs,
-      outputs: shape.outputs,
+      rbf: this.rng.next() < 0.3,
     };
   }
 
@@ -240,14 +209,15 @@ export class SimulationModel {
       this.addToMempool(tx);
       added += tx.vsize;
     }
-    this.version += 1;
   }
 
   private buildHistory() {
-    // Blocks before the start, each filled from fresh draws, so /api/v1/blocks has 15+ real-looking entries.
+    // Blocks before the start, each filled from fresh draws, so /api/v1/blocks has 15+ real-looking
+    // entries; the faucet's funding transaction confirms in the first of them.
     this.nowMs = SIM_EPOCH_MS - HISTORY_BLOCKS * MEAN_BLOCK_INTERVAL_MS;
     for (let i = 0; i < HISTORY_BLOCKS; i += 1) {
       this.nowMs += MEAN_BLOCK_INTERVAL_MS;
+      if (i === 0) this.addExternal(this.faucet.funding);
       this.fillMempool(0.97 * BLOCK_VSIZE, this.params.fees);
       this.mine(SIM_START_HEIGHT - HISTORY_BLOCKS + 1 + i);
     }
@@ -260,6 +230,7 @@ export class SimulationModel {
     let vsize = 0;
     for (const tx of sorted) {
       if (vsize + tx.vsize > BLOCK_TX_VSIZE) continue;
+      if (!this.index.parentsConfirmedOrIn(tx, this.mempool, txs)) continue;
       txs.push(tx);
       vsize += tx.vsize;
       if (vsize > BLOCK_TX_VSIZE - 110) break;
@@ -269,7 +240,6 @@ export class SimulationModel {
     this.sorted = sorted.filter((tx) => !mined.has(tx));
     const previous = this.blocks.at(-1);
     const totalFees = txs.reduce((sum, tx) => sum + tx.fee, 0);
-    const subsidy = subsidyAt(height);
     const feeRange = feeRangeOf(txs);
     const block: SimBlock = {
       hash: `0000000000000000000${this.hash(`block:${height}`).slice(0, 45)}`,
@@ -282,7 +252,7 @@ export class SimulationModel {
       weight: txs.reduce((sum, tx) => sum + tx.weight, 0) + 800,
       size: txs.reduce((sum, tx) => sum + tx.size, 0) + 250,
       totalFees,
-      subsidy,
+      subsidy: subsidyAt(height),
       feeRange,
       medianFee: feeRange[3] ?? 0,
       avgFeeRate: vsize === 0 ? 0 : Math.floor(totalFees / vsize),
@@ -292,17 +262,18 @@ export class SimulationModel {
     };
     this.blocks.push(block);
     this.blockByHash.set(block.hash, block);
-    for (const tx of txs) this.confirmed.set(tx.seq, { tx, block });
-    // keep confirmed lookups for the last 200 blocks only
-    if (this.blocks.length > 200) {
-      const old = this.blocks[this.blocks.length - 201]!;
+    for (const tx of txs) {
+      this.confirmed.set(tx.seq, block);
+      this.index.confirm(tx, block.height);
+    }
+    if (this.blocks.length > KEPT_BLOCKS) {
+      const old = this.blocks[this.blocks.length - KEPT_BLOCKS - 1]!;
       for (const tx of old.txs) {
         this.confirmed.delete(tx.seq);
-        if (tx.externalTxid) this.external.delete(tx.externalTxid);
+        this.index.forget(tx);
       }
       old.txs = [];
     }
-    this.version += 1;
   }
 
   /** Moves simulated time forward, processing arrivals and blocks in time order. */
@@ -348,49 +319,84 @@ export class SimulationModel {
     return this.blockByHash.get(hash);
   }
 
+  /** The bytes of a transaction (materialised once, then kept while the transaction is). */
+  materialize(tx: SimTx): Material {
+    return this.index.materialize(tx);
+  }
+
   /** The txid of a transaction. */
   txidOfTx(tx: SimTx): string {
-    return tx.externalTxid ?? this.txidOf(tx.seq);
+    return this.index.materialize(tx).txid;
   }
 
+  /**
+   * A transaction by txid, with its block when confirmed. Generated transactions are found once
+   * materialised (every txid a client can learn — from a template, a block, a lookup — is).
+   */
   findTx(txid: string): { tx: SimTx; block?: SimBlock } | undefined {
-    if (!/^[0-9a-f]{64}$/.test(txid)) return undefined;
-    const external = this.external.get(txid);
-    const seq = external ?? this.seqOfTxid(txid);
-    const pending = this.mempool.get(seq);
-    const found = pending ? { tx: pending } : this.confirmed.get(seq);
-    if (!found || this.txidOfTx(found.tx) !== txid) return undefined;
-    return found;
+    const tx = this.index.byTxid(txid);
+    if (!tx) return undefined;
+    if (this.mempool.has(tx.seq)) return { tx };
+    const block = this.confirmed.get(tx.seq);
+    return block ? { tx, block } : undefined;
   }
 
-  /** Adds a broadcast transaction to the mempool at the minimum relay rate. */
-  acceptTx(txid: string, vsize: number, weight: number, size: number): void {
-    const fee = Math.ceil(this.params.minRelayFee * vsize);
-    const seq = this.counter++;
-    this.external.set(txid, seq);
-    this.addToMempool({
-      externalTxid: txid,
-      vsize,
-      weight,
-      size,
-      fee,
-      rate: fee / vsize,
-      seq,
+  /** A block's transactions as bytes, the coinbase first (materialises them all). */
+  blockTransactions(block: SimBlock): Material[] {
+    return this.index.blockTransactions(block);
+  }
+
+  /** Accepts a transaction whose bytes and prevouts the mempool policy checked. */
+  addExternal(material: Material, replaced: readonly SimTx[] = []): SimTx {
+    for (const old of replaced) this.evict(old);
+    const tx: SimTx = {
+      shape: { key: 'external', version: material.version, inputs: [], outputs: [], ...sizesOf(material) },
+      ...sizesOf(material),
+      fee: material.fee,
+      rate: material.fee / material.vsize,
+      seq: this.counter++,
       arrivalMs: this.nowMs,
-      inputs: 1,
-      outputs: 1,
-    });
-    this.version += 1;
+      rbf: material.inputs.some((input) => input.sequence < 0xfffffffe),
+      material,
+    };
+    this.index.addExternal(tx);
+    this.addToMempool(tx);
+    return tx;
+  }
+
+  /** Removes a replaced transaction (and whatever spends it) from the mempool. */
+  private evict(tx: SimTx): void {
+    for (const child of this.index.descendantsIn(tx, this.mempool)) this.evict(child);
+    this.mempool.delete(tx.seq);
+    this.sorted = this.sortedMempool().filter((t) => t !== tx);
+    this.index.forget(tx, { evicted: true });
   }
 
   private addToMempool(tx: SimTx): void {
     this.mempool.set(tx.seq, tx);
     this.pending.push(tx);
-    this.version += 1;
+    this.recent.push(tx);
+    if (this.recent.length > 10) this.recent.shift();
+  }
+
+  /** The faucet's outputs nothing has spent yet (a broadcast spending one takes it out). */
+  faucetOutputs(): SpendableOutput[] {
+    const { funding } = this.faucet;
+    const out: SpendableOutput[] = [];
+    funding.outputs.forEach((output, vout) => {
+      if (this.index.utxo(funding.txid, vout))
+        out.push({ txid: funding.txid, vout, value: output.value, script: output.script });
+    });
+    return out;
+  }
+
+  /** The last transactions to arrive, newest first, that are still unconfirmed. */
+  recentArrivals(): SimTx[] {
+    return this.recent.filter((tx) => this.mempool.has(tx.seq)).reverse();
   }
 
   /** Sorted mempool: new arrivals are sorted alone and merged, so a block costs O(n), not O(n log n). */
-  private sortedMempool(): SimTx[] {
+  sortedMempool(): SimTx[] {
     if (this.pending.length > 0) {
       const incoming = this.pending.sort(byRateDesc);
       const merged: SimTx[] = new Array(this.sorted.length + incoming.length);
@@ -402,7 +408,7 @@ export class SimulationModel {
       }
       while (i < this.sorted.length) merged[k++] = this.sorted[i++]!;
       while (j < incoming.length) merged[k++] = incoming[j++]!;
-      this.sorted = merged;
+      this.sorted = merged.filter((tx) => this.mempool.has(tx.seq));
       this.pending = [];
     }
     return this.sorted;
@@ -427,14 +433,14 @@ export class SimulationModel {
     return { count: sorted.length, vsize, total_fee: totalFee, fee_histogram: histogram };
   }
 
-  /** Projected blocks: up to 7 full blocks and an 8th "stack" holding the rest. */
-  mempoolBlocks(): MempoolBlockView[] {
+  /** The mempool cut into projected blocks: up to 7 full blocks and an 8th "stack" holding the rest. */
+  projectedBlockTxs(): SimTx[][] {
     const sorted = this.sortedMempool();
     const groups: SimTx[][] = [];
     let current: SimTx[] = [];
     let vsize = 0;
     for (const tx of sorted) {
-      if (groups.length < 7 && vsize + tx.vsize > BLOCK_VSIZE && current.length > 0) {
+      if (groups.length < 7 && vsize + tx.vsize > BLOCK_TX_VSIZE && current.length > 0) {
         groups.push(current);
         current = [];
         vsize = 0;
@@ -443,7 +449,12 @@ export class SimulationModel {
       vsize += tx.vsize;
     }
     if (current.length > 0) groups.push(current);
-    return groups.map((txs) => {
+    return groups;
+  }
+
+  /** Projected blocks as mempool.space's `/api/v1/fees/mempool-blocks`. */
+  mempoolBlocks(): MempoolBlockView[] {
+    return this.projectedBlockTxs().map((txs) => {
       const range = feeRangeOf(txs);
       return {
         blockSize: txs.reduce((sum, tx) => sum + tx.size, 0),
@@ -525,3 +536,9 @@ export class SimulationModel {
     return out;
   }
 }
+
+const sizesOf = (material: Material) => ({
+  vsize: material.vsize,
+  weight: material.weight,
+  size: material.size,
+});

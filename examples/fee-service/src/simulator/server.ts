@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SimulationModel } from './model';
+import { type BroadcastErrorFormat, handleRest } from './rest-dialect';
+import { handleRpc } from './rpc-dialect';
 import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenarios';
-import { blockWithExtras, checkRawTransaction, esploraBlock, esploraTx } from './views';
 
 export interface MempoolSimulatorOptions {
   /** Starting scenario. Default `calm`. */
@@ -39,8 +40,11 @@ export const MEMPOOL_SIMULATOR_DEFAULTS = {
 
 /** A fault to inject into the next matching requests (tests and demos). */
 export interface InjectedFault {
-  /** 429 (rate limited, with Retry-After) or 503 (`Service Unavailable`). */
-  status: 429 | 503;
+  /**
+   * 429 (rate limited, with Retry-After) or 503 (`Service Unavailable`) on the REST dialects;
+   * `warmup` makes the next Core RPC calls answer -28 `Loading block index…`.
+   */
+  status: 429 | 503 | 'warmup';
   /** How many requests fail. */
   count: number;
   /** Only requests whose path starts with this. Default every REST path. */
@@ -73,9 +77,6 @@ export interface MempoolSimulator {
   requestCount(path?: string): number;
   close(): Promise<void>;
 }
-
-const FEE_PATHS = ['/api/v1/fees/', '/api/mempool', '/api/fee-estimates'];
-const HEX64 = /^[0-9a-f]{64}$/;
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const isText = typeof body === 'string';
@@ -114,7 +115,8 @@ export async function startMempoolSimulator(
   const host = options.host ?? MEMPOOL_SIMULATOR_DEFAULTS.host;
   const rpcUser = options.rpcUser ?? MEMPOOL_SIMULATOR_DEFAULTS.rpcUser;
   const rpcPassword = options.rpcPassword ?? MEMPOOL_SIMULATOR_DEFAULTS.rpcPassword;
-  let errorFormat = options.broadcastErrorFormat ?? MEMPOOL_SIMULATOR_DEFAULTS.broadcastErrorFormat;
+  let errorFormat: BroadcastErrorFormat =
+    options.broadcastErrorFormat ?? MEMPOOL_SIMULATOR_DEFAULTS.broadcastErrorFormat;
   const problems: string[] = [];
   if (!isScenarioName(scenario)) problems.push(`scenario must be one of ${SCENARIO_NAMES.join(', ')}`);
   if (!Number.isInteger(seed)) problems.push('seed must be an integer');
@@ -125,276 +127,43 @@ export async function startMempoolSimulator(
   const faults: InjectedFault[] = [];
   const counts = new Map<string, number>();
 
-  const broadcastErrorText = (code: number, message: string) =>
-    errorFormat === 'json'
-      ? `sendrawtransaction RPC error: ${JSON.stringify({ code, message })}`
-      : `sendrawtransaction RPC error ${code}: ${message}`;
-
   function takeFault(path: string): InjectedFault | undefined {
-    const index = faults.findIndex((f) => f.count > 0 && path.startsWith(f.pathPrefix ?? '/api'));
+    const index = faults.findIndex(
+      (f) => f.count > 0 && f.status !== 'warmup' && path.startsWith(f.pathPrefix ?? '/api'),
+    );
     if (index < 0) return undefined;
     const fault = faults[index]!;
     fault.count -= 1;
     if (fault.count === 0) faults.splice(index, 1);
     return fault;
   }
+  const takeWarmup = () => {
+    const index = faults.findIndex((f) => f.count > 0 && f.status === 'warmup');
+    if (index < 0) return false;
+    faults[index]!.count -= 1;
+    if (faults[index]!.count === 0) faults.splice(index, 1);
+    return true;
+  };
+  const rest = { model, send, readBody, errorFormat: () => errorFormat };
 
-  async function handleRest(req: IncomingMessage, res: ServerResponse, path: string) {
+  async function handleRestWithFaults(req: IncomingMessage, res: ServerResponse, path: string) {
     const fault = takeFault(path);
     if (fault?.status === 429) {
       return send(res, 429, 'Too Many Requests', { 'retry-after': String(fault.retryAfterSeconds ?? 0) });
     }
     if (fault?.status === 503) return send(res, 503, 'Service Unavailable');
-    if (model.params.feesDown && FEE_PATHS.some((p) => path.startsWith(p))) {
-      return send(res, 503, 'Service Unavailable');
-    }
-    const esplora = path.startsWith('/api/') ? path.slice(4) : path; // Esplora paths under /api
-    if (req.method === 'POST' && esplora === '/tx') {
-      const hex = await readBody(req);
-      const check = checkRawTransaction(
-        hex,
-        model.spentOutpoints,
-        (txid) => model.findTx(txid)?.block !== undefined,
-      );
-      if (!check.ok) return send(res, 400, broadcastErrorText(check.code, check.message));
-      if (!model.findTx(check.txid)) {
-        for (const outpoint of check.outpoints) model.spentOutpoints.add(outpoint);
-        model.acceptTx(check.txid, check.vsize, check.weight, check.size);
-      }
-      return send(res, 200, check.txid);
-    }
-    if (req.method !== 'GET') return send(res, 404, 'Not Found');
-    switch (path) {
-      case '/api/v1/fees/recommended':
-        return send(res, 200, model.recommendedFees(false));
-      case '/api/v1/fees/precise':
-        return send(res, 200, model.recommendedFees(true));
-      case '/api/v1/fees/mempool-blocks':
-        return send(res, 200, model.mempoolBlocks());
-      case '/api/mempool':
-        return send(res, 200, model.mempoolInfo());
-      case '/api/fee-estimates':
-        // deprecated on mempool.space, still served: 203 Non-Authoritative Information
-        return send(res, 203, model.feeEstimates());
-      case '/api/blocks/tip/height':
-        return send(res, 200, String(model.tipHeight()));
-      case '/api/blocks/tip/hash':
-        return send(res, 200, model.tip().hash);
-      case '/api/v1/blocks':
-        return send(res, 200, recentBlocks(model.tipHeight()));
-    }
-    const blocksMatch = /^\/api\/v1\/blocks\/(\d+)$/.exec(path);
-    if (blocksMatch) {
-      const match = blocksMatch;
-      const height = Number(match[1]);
-      if (height > model.tipHeight()) return send(res, 400, { error: 'Block height is above the tip' });
-      return send(res, 200, recentBlocks(height));
-    }
-    const blockMatch = /^\/api\/block\/([^/]+)$/.exec(path);
-    if (blockMatch) {
-      const match = blockMatch;
-      const hash = match[1]!;
-      if (!HEX64.test(hash)) return send(res, 400, 'Invalid hex string');
-      const block = model.findBlock(hash);
-      return block ? send(res, 200, esploraBlock(block)) : send(res, 404, 'Block not found');
-    }
-    const heightMatch = /^\/api\/block-height\/(\d+)$/.exec(path);
-    if (heightMatch) {
-      const match = heightMatch;
-      const block = model.blockByHeight(Number(match[1]));
-      return block ? send(res, 200, block.hash) : send(res, 404, 'Block not found');
-    }
-    const txMatch = /^\/api\/tx\/([^/]+)$/.exec(path);
-    if (txMatch) {
-      const match = txMatch;
-      const txid = match[1]!;
-      if (!HEX64.test(txid)) return send(res, 400, 'Invalid hex string');
-      const found = model.findTx(txid);
-      return found
-        ? send(res, 200, esploraTx(txid, found.tx, found.block))
-        : send(res, 404, 'Transaction not found');
-    }
-    return send(res, 404, 'Not Found');
-  }
-
-  function recentBlocks(height: number) {
-    const out = [];
-    for (let h = height; h > height - 15; h -= 1) {
-      const block = model.blockByHeight(h);
-      if (!block) break;
-      out.push(blockWithExtras(block));
-    }
-    return out;
-  }
-
-  const btcPerKvb = (satPerVb: number) => Number((Math.round(satPerVb * 1000) / 1e8).toFixed(8));
-  const rpcResult = (id: unknown, result: unknown) => ({ result, error: null, id });
-  const rpcError = (id: unknown, code: number, message: string) => ({
-    result: null,
-    error: { code, message },
-    id,
-  });
-
-  async function handleRpc(req: IncomingMessage, res: ServerResponse) {
-    const expected = `Basic ${Buffer.from(`${rpcUser}:${rpcPassword}`).toString('base64')}`;
-    if (req.headers.authorization !== expected) {
-      res.writeHead(401, { 'www-authenticate': 'Basic realm="jsonrpc"' });
-      return res.end();
-    }
-    let call: { id?: unknown; method?: unknown; params?: unknown };
-    try {
-      call = JSON.parse(await readBody(req)) as typeof call;
-    } catch {
-      return send(res, 500, rpcError(null, -32700, 'Parse error'));
-    }
-    const id = call.id ?? null;
-    const params = Array.isArray(call.params) ? call.params : [];
-    const method = String(call.method);
-    const fail = (code: number, message: string, status = 500) =>
-      send(res, status, rpcError(id, code, message));
-    if (
-      model.params.feesDown &&
-      method !== 'getblockcount' &&
-      method !== 'getbestblockhash' &&
-      method !== 'getblockhash'
-    ) {
-      return fail(-28, 'Verifying blocks…');
-    }
-    switch (method) {
-      case 'estimatesmartfee': {
-        const target = Number(params[0]);
-        const mode = params[1] === undefined ? 'economical' : String(params[1]).toLowerCase();
-        if (!Number.isInteger(target) || target < 1)
-          return fail(-8, 'Invalid conf_target, must be between 1 and 1008');
-        if (mode !== 'economical' && mode !== 'conservative' && mode !== 'unset')
-          return fail(
-            -8,
-            'Invalid estimate_mode parameter, must be one of: "unset", "economical", "conservative"',
-          );
-        const blocks = Math.min(1008, Math.max(2, target));
-        // conservative looks at a shorter horizon, so it never quotes less than economical
-        const horizon = mode === 'conservative' ? Math.max(1, Math.ceil(blocks / 2)) : blocks;
-        const rate = Math.max(model.params.minRelayFee, model.estimateForTarget(horizon));
-        return send(res, 200, rpcResult(id, { feerate: btcPerKvb(rate), blocks }));
-      }
-      case 'getmempoolinfo': {
-        const info = model.mempoolInfo();
-        return send(
-          res,
-          200,
-          rpcResult(id, {
-            loaded: true,
-            size: info.count,
-            bytes: info.vsize,
-            usage: Math.round(info.vsize * 2.6),
-            total_fee: Number((info.total_fee / 1e8).toFixed(8)),
-            maxmempool: 300_000_000,
-            mempoolminfee: btcPerKvb(model.params.minRelayFee),
-            minrelaytxfee: btcPerKvb(model.params.minRelayFee),
-            incrementalrelayfee: btcPerKvb(model.params.minRelayFee),
-            unbroadcastcount: 0,
-            fullrbf: true,
-          }),
-        );
-      }
-      case 'getblockcount':
-        return send(res, 200, rpcResult(id, model.tipHeight()));
-      case 'getbestblockhash':
-        return send(res, 200, rpcResult(id, model.tip().hash));
-      case 'getblockhash': {
-        const block = model.blockByHeight(Number(params[0]));
-        return block ? send(res, 200, rpcResult(id, block.hash)) : fail(-8, 'Block height out of range');
-      }
-      case 'getblockstats': {
-        const ref = params[0];
-        const block = typeof ref === 'number' ? model.blockByHeight(ref) : model.findBlock(String(ref));
-        if (!block)
-          return fail(
-            typeof ref === 'number' ? -8 : -5,
-            typeof ref === 'number' ? 'Target block height after current tip' : 'Block not found',
-          );
-        const r = block.feeRange;
-        const int = (x: number | undefined) => Math.floor(x ?? 0);
-        return send(
-          res,
-          200,
-          rpcResult(id, {
-            avgfee: block.txCount > 1 ? Math.floor(block.totalFees / (block.txCount - 1)) : 0,
-            avgfeerate: block.avgFeeRate,
-            blockhash: block.hash,
-            feerate_percentiles: [int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5])],
-            height: block.height,
-            ins: block.txs.reduce((s, t) => s + t.inputs, 0),
-            maxfeerate: int(r[6]),
-            minfeerate: int(r[0]),
-            outs: block.txs.reduce((s, t) => s + t.outputs, 0) + 2,
-            subsidy: block.subsidy,
-            time: Math.floor(block.timestampMs / 1000),
-            total_size: block.size,
-            total_weight: block.weight,
-            totalfee: block.totalFees,
-            txs: block.txCount,
-          }),
-        );
-      }
-      case 'getblocktemplate': {
-        const projected = model.mempoolBlocks()[0];
-        return send(
-          res,
-          200,
-          rpcResult(id, {
-            version: 0x20000000,
-            previousblockhash: model.tip().hash,
-            height: model.tipHeight() + 1,
-            coinbasevalue: projected?.totalFees ?? 0,
-            transactions: [],
-            curtime: Math.floor(model.nowMs / 1000),
-          }),
-        );
-      }
-      case 'testmempoolaccept':
-      case 'sendrawtransaction': {
-        const hexes =
-          method === 'testmempoolaccept' ? (Array.isArray(params[0]) ? params[0] : []) : [params[0]];
-        const results = hexes.map((hex) =>
-          checkRawTransaction(
-            String(hex ?? ''),
-            model.spentOutpoints,
-            (txid) => model.findTx(txid)?.block !== undefined,
-          ),
-        );
-        if (method === 'testmempoolaccept') {
-          return send(
-            res,
-            200,
-            rpcResult(
-              id,
-              results.map((r) =>
-                r.ok
-                  ? { txid: r.txid, allowed: true, vsize: r.vsize }
-                  : { txid: '', allowed: false, 'reject-reason': r.message },
-              ),
-            ),
-          );
-        }
-        const check = results[0]!;
-        if (!check.ok) return fail(check.code, check.message);
-        if (!model.findTx(check.txid)) {
-          for (const outpoint of check.outpoints) model.spentOutpoints.add(outpoint);
-          model.acceptTx(check.txid, check.vsize, check.weight, check.size);
-        }
-        return send(res, 200, rpcResult(id, check.txid));
-      }
-      default:
-        return fail(-32601, 'Method not found', 404);
-    }
+    return handleRest(rest, req, res, path);
   }
 
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://simulator').pathname;
     counts.set(path, (counts.get(path) ?? 0) + 1);
     const handler =
-      req.method === 'POST' && !path.startsWith('/api') ? handleRpc(req, res) : handleRest(req, res, path);
+      req.method === 'POST' && !path.startsWith('/api')
+        ? handleRpc({ model, send, takeWarmup }, req, res, { user: rpcUser, password: rpcPassword }, () =>
+            readBody(req),
+          )
+        : handleRestWithFaults(req, res, path);
     handler.catch(() => {
       if (!res.headersSent) send(res, 500, 'Internal Server Error');
       else res.end();

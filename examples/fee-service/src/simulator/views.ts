@@ -1,10 +1,69 @@
 import * as btc from '@scure/btc-signer';
-import type { SimBlock, SimTx } from './model';
-import { createPrng } from './prng';
+import type { SimBlock } from './model';
+import { addressOf, esploraScriptType, type Material } from './transactions';
 
 /** Wire views of simulator state, in the exact shapes of mempool.space / Esplora / Core. */
 
 const hexOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+const btcAmount = (sats: bigint | number) => Number((Number(sats) / 1e8).toFixed(8));
+
+/** Esplora's assembly: `OP_0 OP_PUSHBYTES_20 <hex>`. */
+export function esploraAsm(script: Uint8Array): string {
+  try {
+    return btc.Script.decode(script)
+      .map((op) => {
+        if (op instanceof Uint8Array) {
+          const push =
+            op.length <= 75
+              ? `OP_PUSHBYTES_${op.length}`
+              : op.length <= 255
+                ? 'OP_PUSHDATA1'
+                : 'OP_PUSHDATA2';
+          return op.length === 0 ? 'OP_0' : `${push} ${hexOf(op)}`;
+        }
+        if (typeof op === 'number')
+          return op === 0 ? 'OP_0' : op === -1 ? 'OP_PUSHNUM_NEG1' : `OP_PUSHNUM_${op}`;
+        return `OP_${op}`;
+      })
+      .join(' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Core's assembly: `0 <hex>`, `OP_RETURN <hex>`. */
+export function coreAsm(script: Uint8Array): string {
+  try {
+    return btc.Script.decode(script)
+      .map((op) => (op instanceof Uint8Array ? hexOf(op) : typeof op === 'number' ? String(op) : `OP_${op}`))
+      .join(' ');
+  } catch {
+    return '[error]';
+  }
+}
+
+const CORE_TYPES: Record<string, string> = {
+  v0_p2wpkh: 'witness_v0_keyhash',
+  v0_p2wsh: 'witness_v0_scripthash',
+  v1_p2tr: 'witness_v1_taproot',
+  p2pkh: 'pubkeyhash',
+  p2sh: 'scripthash',
+  p2pk: 'pubkey',
+  multisig: 'multisig',
+  op_return: 'nulldata',
+  anchor: 'anchor',
+};
+
+function esploraOutput(output: { script: Uint8Array; value: bigint }) {
+  const address = addressOf(output.script);
+  return {
+    scriptpubkey: hexOf(output.script),
+    scriptpubkey_asm: esploraAsm(output.script),
+    scriptpubkey_type: esploraScriptType(output.script),
+    ...(address ? { scriptpubkey_address: address } : {}),
+    value: Number(output.value),
+  };
+}
 
 /** Esplora block (`/api/block/:hash`). */
 export function esploraBlock(block: SimBlock) {
@@ -37,8 +96,7 @@ export function blockWithExtras(block: SimBlock) {
       pool: block.pool,
       avgFee: block.txCount > 1 ? Math.floor(block.totalFees / (block.txCount - 1)) : 0,
       avgFeeRate: block.avgFeeRate,
-      coinbaseRaw:
-        '03' + (block.height & 0xffffff).toString(16).padStart(6, '0').match(/../g)!.reverse().join(''),
+      coinbaseRaw: `03${(block.height & 0xffffff).toString(16).padStart(6, '0').match(/../g)!.reverse().join('')}`,
       matchRate: 100,
       expectedFees: block.totalFees,
       expectedWeight: block.weight,
@@ -46,116 +104,134 @@ export function blockWithExtras(block: SimBlock) {
   };
 }
 
-/**
- * Esplora transaction (`/api/tx/:txid`). Inputs and outputs are drawn from a generator seeded by
- * the txid, so the same transaction always reads the same; inputs sum to outputs + fee.
- */
-export function esploraTx(txid: string, tx: SimTx, block: SimBlock | undefined) {
-  const rng = createPrng(Number.parseInt(txid.slice(8, 16), 16));
-  const randomHash20 = () => Uint8Array.from({ length: 20 }, () => rng.int(256));
-  const output = (value: number) => {
-    const hash = randomHash20();
-    return {
-      scriptpubkey: hexOf(btc.OutScript.encode({ type: 'wpkh', hash })),
-      scriptpubkey_asm: `OP_0 OP_PUSHBYTES_20 ${hexOf(hash)}`,
-      scriptpubkey_type: 'v0_p2wpkh',
-      scriptpubkey_address: btc.Address(btc.NETWORK).encode({ type: 'wpkh', hash }),
-      value,
-    };
-  };
-  const vout = Array.from({ length: tx.outputs }, () => output(10_000 + rng.int(50_000_000)));
-  const totalIn = vout.reduce((sum, o) => sum + o.value, 0) + tx.fee;
-  const vin = Array.from({ length: tx.inputs }, (_, i) => {
-    const share =
-      i === tx.inputs - 1
-        ? totalIn - Math.floor(totalIn / tx.inputs) * (tx.inputs - 1)
-        : Math.floor(totalIn / tx.inputs);
-    return {
-      txid: Buffer.from(Array.from({ length: 32 }, () => rng.int(256))).toString('hex'),
-      vout: rng.int(3),
-      prevout: output(share),
-      scriptsig: '',
-      scriptsig_asm: '',
-      witness: [`30440220${'ab'.repeat(32)}0220${'cd'.repeat(32)}01`, `02${'ef'.repeat(32)}`],
-      is_coinbase: false,
-      sequence: rng.next() < 0.3 ? 0xfffffffd : 0xffffffff,
-    };
-  });
+/** Where a transaction is: in a block (height, hash, time), or unconfirmed. */
+export type TxPlace = { block: { height: number; hash: string; timeMs: number } } | { block: undefined };
+
+const isCoinbase = (material: Material) =>
+  material.inputs.length === 1 &&
+  material.inputs[0]!.txid === '00'.repeat(32) &&
+  material.inputs[0]!.vout === 0xffffffff;
+
+/** Esplora transaction (`/api/tx/:txid`) from its bytes: inputs with prevouts, outputs, status. */
+export function esploraTx(material: Material, place: TxPlace) {
+  const coinbase = isCoinbase(material);
   return {
-    txid,
-    version: 2,
-    locktime: 0,
-    vin,
-    vout,
-    size: tx.size,
-    weight: tx.weight,
-    sigops: tx.inputs,
-    fee: tx.fee,
-    status: block
+    txid: material.txid,
+    version: material.version,
+    locktime: material.locktime,
+    vin: material.inputs.map((input) => ({
+      txid: input.txid,
+      vout: input.vout,
+      prevout: input.prevout ? esploraOutput(input.prevout) : null,
+      scriptsig: hexOf(input.scriptSig),
+      scriptsig_asm: coinbase ? '' : esploraAsm(input.scriptSig),
+      witness: input.witness.map(hexOf),
+      is_coinbase: coinbase,
+      sequence: input.sequence,
+    })),
+    vout: material.outputs.map(esploraOutput),
+    size: material.size,
+    weight: material.weight,
+    sigops: sigopsOf(material),
+    fee: material.fee,
+    status: place.block
       ? {
           confirmed: true,
-          block_height: block.height,
-          block_hash: block.hash,
-          block_time: Math.floor(block.timestampMs / 1000),
+          block_height: place.block.height,
+          block_hash: place.block.hash,
+          block_time: Math.floor(place.block.timeMs / 1000),
         }
       : { confirmed: false },
   };
 }
 
-/** Result of the basic pre-acceptance check of a broadcast. */
-export type BroadcastCheck =
-  | { ok: true; txid: string; vsize: number; weight: number; size: number; outpoints: string[] }
-  | { ok: false; code: number; message: string };
-
 /**
- * Basic checks a node would make on raw hex: decodes, has inputs and outputs, no dust output.
- * Inputs cannot be checked against a UTXO set here; a spend of an outpoint an earlier broadcast
- * spent answers -25.
+ * BIP 141 sigop cost, as Core counts it for the script types the simulator builds: 4 per legacy
+ * CHECKSIG (P2PKH inputs and outputs), 1 per witness CHECKSIG, 3 for a 2-of-3 witness multisig.
  */
-export function checkRawTransaction(
-  hex: string,
-  spent: ReadonlySet<string>,
-  confirmed: (txid: string) => boolean,
-): BroadcastCheck {
-  const clean = hex.trim();
-  if (!/^([0-9a-fA-F]{2})+$/.test(clean)) {
-    return { ok: false, code: -22, message: 'TX decode failed. Make sure the tx has at least one input.' };
+export function sigopsOf(material: Material): number {
+  let cost = 0;
+  for (const input of material.inputs) {
+    if (!input.prevout) continue;
+    const type = esploraScriptType(input.prevout.script);
+    if (type === 'p2pkh') cost += 4;
+    else if (type === 'v0_p2wpkh' || type === 'p2sh') cost += 1;
+    else if (type === 'v0_p2wsh') cost += 3;
   }
-  let tx: btc.Transaction;
-  try {
-    tx = btc.Transaction.fromRaw(Buffer.from(clean, 'hex'), {
-      allowUnknownOutputs: true,
-      allowUnknownInputs: true,
-      disableScriptCheck: true,
-      allowLegacyWitnessUtxo: true,
-    });
-  } catch {
-    return { ok: false, code: -22, message: 'TX decode failed. Make sure the tx has at least one input.' };
-  }
-  if (tx.inputsLength === 0 || tx.outputsLength === 0) {
-    return { ok: false, code: -22, message: 'TX decode failed. Make sure the tx has at least one input.' };
-  }
-  const txid = tx.id;
-  if (confirmed(txid)) return { ok: false, code: -27, message: 'Transaction already in block chain' };
-  const outpoints: string[] = [];
-  for (let i = 0; i < tx.inputsLength; i += 1) {
-    const input = tx.getInput(i);
-    const outpoint = `${hexOf(input.txid ?? new Uint8Array())}:${input.index}`;
-    if (spent.has(outpoint)) return { ok: false, code: -25, message: 'bad-txns-inputs-missingorspent' };
-    outpoints.push(outpoint);
-  }
-  for (let i = 0; i < tx.outputsLength; i += 1) {
-    const out = tx.getOutput(i);
-    const script = out.script ?? new Uint8Array();
-    const isOpReturn = script[0] === 0x6a;
-    if (!isOpReturn && (out.amount ?? 0n) < 294n) return { ok: false, code: -26, message: 'dust' };
-  }
-  const size = clean.length / 2;
-  let weight = size * 4;
-  try {
-    weight = tx.weight;
-  } catch {
-    // not finalized (no witness): weight is 4 × size
-  }
-  return { ok: true, txid, vsize: Math.ceil(weight / 4), weight, size, outpoints };
+  for (const output of material.outputs) if (esploraScriptType(output.script) === 'p2pkh') cost += 4;
+  return cost;
+}
+
+/** Core's decoded transaction (`getrawtransaction txid 1`, `decoderawtransaction`). */
+export function coreTx(material: Material, place: TxPlace, tipHeight: number) {
+  const coinbase = isCoinbase(material);
+  return {
+    txid: material.txid,
+    hash: material.wtxid,
+    version: material.version,
+    size: material.size,
+    vsize: material.vsize,
+    weight: material.weight,
+    locktime: material.locktime,
+    vin: material.inputs.map((input) =>
+      coinbase
+        ? {
+            coinbase: hexOf(input.scriptSig),
+            txinwitness: input.witness.map(hexOf),
+            sequence: input.sequence,
+          }
+        : {
+            txid: input.txid,
+            vout: input.vout,
+            scriptSig: { asm: coreAsm(input.scriptSig), hex: hexOf(input.scriptSig) },
+            ...(input.witness.length > 0 ? { txinwitness: input.witness.map(hexOf) } : {}),
+            sequence: input.sequence,
+          },
+    ),
+    vout: material.outputs.map((output, n) => {
+      const address = addressOf(output.script);
+      return {
+        value: btcAmount(output.value),
+        n,
+        scriptPubKey: {
+          asm: coreAsm(output.script),
+          hex: hexOf(output.script),
+          ...(address ? { address } : {}),
+          type: CORE_TYPES[esploraScriptType(output.script)] ?? 'nonstandard',
+        },
+      };
+    }),
+    hex: material.hex,
+    ...(place.block
+      ? {
+          blockhash: place.block.hash,
+          confirmations: tipHeight - place.block.height + 1,
+          time: Math.floor(place.block.timeMs / 1000),
+          blocktime: Math.floor(place.block.timeMs / 1000),
+        }
+      : {}),
+  };
+}
+
+/** One transaction of Core's `getblocktemplate`. */
+export function templateTransaction(material: Material, depends: number[]) {
+  return {
+    data: material.hex,
+    txid: material.txid,
+    hash: material.wtxid,
+    depends,
+    fee: material.fee,
+    sigops: sigopsOf(material),
+    weight: material.weight,
+  };
+}
+
+/** mempool.space / Esplora `/api/mempool/recent` entry. */
+export function recentEntry(material: Material) {
+  return {
+    txid: material.txid,
+    fee: material.fee,
+    vsize: material.vsize,
+    value: Number(material.outputs.reduce((sum, o) => sum + o.value, 0n)),
+  };
 }

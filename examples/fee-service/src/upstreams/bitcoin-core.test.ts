@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildRawTx } from '../../test/fixtures/raw-tx';
+import { buildRawTx, faucetSpend } from '../../test/fixtures/raw-tx';
 import { type MempoolSimulator, startMempoolSimulator } from '../simulator/server';
 import { BITCOIN_CORE_SNAPSHOT_SCHEMA } from '../snapshot/schemas';
 import { createBitcoinCoreClient } from './bitcoin-core';
@@ -91,14 +91,25 @@ describe('Bitcoin Core adapter against the simulator', () => {
     expect((error as UpstreamHttpError).status).toBe(401);
   });
 
-  it('broadcasts with sendrawtransaction and types -22, -25 and -26 rejections', async () => {
+  it('broadcasts with sendrawtransaction and types -22, -25, -26 and -27 rejections', async () => {
     const core = createBitcoinCoreClient({ url: sim.coreRpcUrl });
-    const { txid } = await core.sendRawTransaction(buildRawTx({ inputTxidByte: 0x51 }));
+    const spend = faucetSpend(sim.model, { output: 5, fee: 50_000n });
+    const { txid } = await core.sendRawTransaction(spend.hex);
+    expect(txid).toBe(spend.txid);
     expect(sim.model.findTx(txid)).toBeDefined();
+    // The same bytes again: the node already has them and answers the txid.
+    expect((await core.sendRawTransaction(spend.hex)).txid).toBe(txid);
+    sim.mineBlock();
+    expect(sim.model.findTx(txid)?.block).toBeDefined();
     const cases: [string, number, string][] = [
       ['zz', -22, 'decode_failed'],
       [buildRawTx({ inputTxidByte: 0x51, outputHashByte: 3 }), -25, 'missing_or_spent_inputs'],
-      [buildRawTx({ inputTxidByte: 0x52, amount: 1n }), -26, 'policy_rejected'],
+      [
+        faucetSpend(sim.model, { output: 6, outputs: [{ script: spend.spent.script, value: 100n }] }).hex,
+        -26,
+        'policy_rejected',
+      ],
+      [spend.hex, -27, 'already_in_chain'],
     ];
     for (const [hex, code, reason] of cases) {
       const error = await core.sendRawTransaction(hex).catch((e: unknown) => e);
@@ -108,11 +119,21 @@ describe('Bitcoin Core adapter against the simulator', () => {
     }
   });
 
-  it('answers testmempoolaccept without adding to the mempool', async () => {
+  it('answers testmempoolaccept without adding to the mempool, with Core reject reasons', async () => {
     const core = createBitcoinCoreClient({ url: sim.coreRpcUrl });
-    const [result] = await core.testMempoolAccept([buildRawTx({ inputTxidByte: 0x61 })]);
-    expect(result?.allowed).toBe(true);
+    const spend = faucetSpend(sim.model, { output: 7 });
+    const [result] = await core.testMempoolAccept([spend.hex]);
+    expect(result).toMatchObject({ txid: spend.txid, allowed: true, vsize: 110, fees: { base: 0.00002 } });
     expect(sim.model.findTx(result!.txid)).toBeUndefined();
+    const [missing] = await core.testMempoolAccept([buildRawTx({ inputTxidByte: 0x61 })]);
+    expect(missing).toMatchObject({ allowed: false, 'reject-reason': 'missing-inputs' });
+    await core.sendRawTransaction(spend.hex);
+    const [again] = await core.testMempoolAccept([spend.hex]);
+    expect(again).toMatchObject({
+      txid: spend.txid,
+      allowed: false,
+      'reject-reason': 'txn-already-in-mempool',
+    });
   });
 
   it('reports every bad option at once', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildRawTx } from '../../test/fixtures/raw-tx';
+import { buildRawTx, faucetSpend, paymentScript } from '../../test/fixtures/raw-tx';
 import { type MempoolSimulator, startMempoolSimulator } from '../simulator/server';
 import { SnapshotValidationError } from '../snapshot/validate';
 import { createCircuitBreaker } from './circuit-breaker';
@@ -154,7 +154,10 @@ describe('mempool.space adapter against the simulator', () => {
     const txid = sim.model.txidOfTx(sim.model.tip().txs[1]!);
     const tx = await client.fetchTransaction(txid);
     expect(tx.status.confirmed).toBe(true);
-    expect(tx.vout.every((o) => o.scriptpubkey_type === 'v0_p2wpkh')).toBe(true);
+    expect(tx.vin.every((input) => input.prevout !== null)).toBe(true);
+    expect(
+      tx.vin.reduce((sum, i) => sum + i.prevout!.value, 0) - tx.vout.reduce((sum, o) => sum + o.value, 0),
+    ).toBe(tx.fee);
   });
 
   it('reports unknown blocks and transactions as not found, without retrying', async () => {
@@ -170,8 +173,9 @@ describe('mempool.space adapter against the simulator', () => {
 
   it('broadcasts a transaction and finds it in the mempool', async () => {
     const client = createMempoolSpaceClient({ baseUrl: sim.url });
-    const { txid } = await client.broadcastTransaction(buildRawTx({ inputTxidByte: 0x31 }));
-    expect(txid).toMatch(/^[0-9a-f]{64}$/);
+    const spend = faucetSpend(sim.model, { output: 1 });
+    const { txid } = await client.broadcastTransaction(spend.hex);
+    expect(txid).toBe(spend.txid);
     const tx = await client.fetchTransaction(txid);
     expect(tx.status.confirmed).toBe(false);
   });
@@ -183,7 +187,11 @@ describe('mempool.space adapter against the simulator', () => {
     sim.setBroadcastErrorFormat(format);
     try {
       const client = createMempoolSpaceClient({ baseUrl: sim.url });
-      const error = await client.broadcastTransaction(buildRawTx({ amount: 100n })).catch((e: unknown) => e);
+      const dust = faucetSpend(sim.model, {
+        output: 2,
+        outputs: [{ script: paymentScript(), value: 100n }],
+      });
+      const error = await client.broadcastTransaction(dust.hex).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BroadcastRejectedError);
       expect((error as BroadcastRejectedError).rpcCode).toBe(-26);
       expect((error as BroadcastRejectedError).reason).toBe('policy_rejected');
@@ -193,18 +201,22 @@ describe('mempool.space adapter against the simulator', () => {
     }
   });
 
-  it('maps decode failures to -22 and double spends to -25', async () => {
+  it('maps decode failures to -22, missing inputs to -25 and a cheaper double spend to -26', async () => {
     const client = createMempoolSpaceClient({ baseUrl: sim.url });
     await expect(client.broadcastTransaction('00ff')).rejects.toMatchObject({
       rpcCode: -22,
       reason: 'decode_failed',
     });
-    await client.broadcastTransaction(buildRawTx({ inputTxidByte: 0x44 }));
-    await expect(
-      client.broadcastTransaction(buildRawTx({ inputTxidByte: 0x44, outputHashByte: 9 })),
-    ).rejects.toMatchObject({
+    await expect(client.broadcastTransaction(buildRawTx({ inputTxidByte: 0x44 }))).rejects.toMatchObject({
       rpcCode: -25,
       reason: 'missing_or_spent_inputs',
+    });
+    const first = faucetSpend(sim.model, { output: 3, fee: 5_000n });
+    await client.broadcastTransaction(first.hex);
+    const cheaper = faucetSpend(sim.model, { output: 3, fee: 4_000n });
+    await expect(client.broadcastTransaction(cheaper.hex)).rejects.toMatchObject({
+      rpcCode: -26,
+      reason: 'policy_rejected',
     });
   });
 
