@@ -98,6 +98,13 @@ export interface SchemeServer {
    * Optional; a scheme without a chain reader has none.
    */
   chainStatus?(network: string): Promise<ChainStatus>;
+  /**
+   * Confirms on chain that the transaction a facilitator reported as a successful settlement did
+   * transfer this payment (`settled`, with the transaction that used the authorization). Anything
+   * else keeps the payment uncertain: the paid answer is never sent on the facilitator's word
+   * alone. Optional: without it (no chain reader), the gate takes the facilitator's word.
+   */
+  confirmSettlement?(input: ReconcileInput & { transaction: string }): Promise<ReconcileResult>;
 }
 
 /** What a scheme's chain reader says about its network. */

@@ -832,6 +832,10 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       safeHook(() => hooks.onRejected?.(requestId, code, reason));
       return { kind: 'failed', response };
     }
+    // The chain, not the facilitator's word, says the payment was settled (when the scheme reads it).
+    const confirmed = await confirmOnChain(ctx, receipt);
+    if (typeof confirmed === 'string') return uncertain(ctx, confirmed, receipt.transaction || undefined);
+    receipt = confirmed;
     const final = handler ? toPaidResponse(handler, ctx.receiptHeader, receipt) : undefined;
     const resolution = resolve
       ? resolutionOf(resolve, 'settled-again', `transfer ${receipt.transaction}`)
@@ -846,6 +850,33 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     if (recorded) transfer(ctx, receipt, resolve ? 'retry' : 'request');
     if (resolve && resolution) resolved(ctx, resolve, resolution);
     return final ? { kind: 'settled', receipt, response: final } : { kind: 'settled', receipt };
+  }
+
+  /**
+   * The facilitator's successful receipt once the chain shows its transfer (with the hash of the
+   * transaction that used the authorization), or why the payment stays uncertain. A scheme
+   * without a chain reader cannot confirm: its facilitator's word stands.
+   */
+  async function confirmOnChain(
+    ctx: PaymentContext,
+    receipt: SettleResponse,
+  ): Promise<SettleResponse | string> {
+    if (!ctx.scheme.confirmSettlement) return receipt;
+    try {
+      const answer = await ctx.scheme.confirmSettlement({
+        payload: ctx.v2Payload,
+        requirements: ctx.v2Requirement,
+        transaction: receipt.transaction,
+        now: Math.floor(now() / 1000),
+      });
+      if (answer.status === 'settled') return { ...receipt, transaction: answer.receipt.transaction };
+      return answer.status === 'unknown'
+        ? `the facilitator reported settlement in ${receipt.transaction}, not yet confirmed on chain: ${answer.message}`
+        : `the facilitator reported settlement in ${receipt.transaction}, which the chain does not show`;
+    } catch (error) {
+      logger?.warn({ err: error, requestId: ctx.requestId }, 'confirming a settlement on chain failed');
+      return `the facilitator reported settlement in ${receipt.transaction}, which could not be confirmed on chain`;
+    }
   }
 
   function chainQuestion(ctx: PaymentContext, transaction?: string) {

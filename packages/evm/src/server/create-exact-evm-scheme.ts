@@ -135,6 +135,10 @@ export function createExactEvmScheme(
         lookbackBlocks: lookback === undefined ? undefined : BigInt(lookback),
       });
     };
+    // The same question with the reported hash: its receipt shows the transfer, or the chain
+    // shows the authorization used by another transaction, unused (a hash that never mines), or
+    // still pending.
+    scheme.confirmSettlement = scheme.reconcile;
   }
   return scheme;
 }
