@@ -16,6 +16,7 @@ export {
 export { AUDITS } from './audits/index';
 export { renderAuditsMarkdown, renderFacilitatorAuditsMarkdown, withFacilitatorTable } from './audits-table';
 export * from './facilitator/index';
+export * from './faults/index';
 export {
   AUDIT_EXPOSED_HEADER,
   AUDIT_HANDLER_COOKIE,

@@ -11,7 +11,7 @@ import { ChainUnreachable, type FacilitatorAuditReport, runFacilitatorAudits } f
 import { createHumanPrinter, summaryLine, timingLines } from '../report/human';
 import { renderJunit } from '../report/junit';
 import { exitCodeOf, oneLine, summarize } from '../results';
-import { type FacilitatorProcess, startFacilitatorProcess } from './facilitator-process';
+import { type AuditedProcess, startAuditedProcess } from './audited-process';
 import { type CliIo, parseCommand, secondsOption, UsageError } from './io';
 
 export const FACILITATOR_USAGE = `Usage: tollbooth-conformance facilitator <url> [options]
@@ -183,7 +183,7 @@ async function ownChain(own: NonNullable<Options['own']>): Promise<AuditChainCon
 async function waitUntilReady(
   options: Options,
   network: string,
-  child: FacilitatorProcess | undefined,
+  child: AuditedProcess | undefined,
 ): Promise<string[]> {
   const endpoint = createFacilitatorEndpoint({
     url: options.url,
@@ -226,7 +226,7 @@ export async function facilitatorCommand(argv: string[], io: CliIo): Promise<num
   // What the vendor must read goes to stdout with the table, to stderr beside JSON.
   const say = options.json ? io.err : io.out;
   let devnet: AuditDevnet | undefined;
-  let facilitator: FacilitatorProcess | undefined;
+  let facilitator: AuditedProcess | undefined;
   try {
     if (!options.own) {
       devnet = await startAuditDevnet(options.devnet).catch((error: unknown) => {
@@ -248,7 +248,7 @@ export async function facilitatorCommand(argv: string[], io: CliIo): Promise<num
       );
     }
     if (options.exec) {
-      facilitator = startFacilitatorProcess(
+      facilitator = startAuditedProcess(
         options.exec,
         {
           TOLLBOOTH_RPC_URL: chain.rpcUrl,

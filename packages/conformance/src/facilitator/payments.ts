@@ -53,6 +53,9 @@ export interface PaymentDefects {
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** 32 random bytes as 0x-hex: an EIP-3009 nonce. */
+export const randomNonce = (): Hex => `0x${randomBytes(32).toString('hex')}`;
+
 /** A fresh key that holds nothing. */
 export const emptyKey = (): Hex => generatePrivateKey();
 
@@ -69,12 +72,21 @@ export function auditRequirements(chain: AuditChain): AuditRequirements {
   };
 }
 
-async function sign(chain: AuditChain, key: Hex, authorization: Authorization): Promise<Hex> {
+/**
+ * Signs an EIP-3009 `TransferWithAuthorization` with `key`, over the token's EIP-712 domain (its
+ * name and version from the chain config unless `domain` names others, as a challenge's extra may).
+ */
+export async function signAuthorization(
+  chain: AuditChain,
+  key: Hex,
+  authorization: Authorization,
+  domain: { name: string; version: string } = chain.config.token,
+): Promise<Hex> {
   const { token } = chain.config;
   return privateKeyToAccount(key).signTypedData({
     domain: {
-      name: token.name,
-      version: token.version,
+      name: domain.name,
+      version: domain.version,
       chainId: chain.config.chainId,
       verifyingContract: token.address,
     },
@@ -103,9 +115,9 @@ async function signedAuthorization(
     value: (defects.value ?? BigInt(requirements.amount)).toString(),
     validAfter: String(defects.validAfter ?? 0),
     validBefore: String(defects.validBefore ?? now() + requirements.maxTimeoutSeconds),
-    nonce: `0x${randomBytes(32).toString('hex')}`,
+    nonce: randomNonce(),
   };
-  const signature = await sign(chain, defects.signerKey ?? payerKey, authorization);
+  const signature = await signAuthorization(chain, defects.signerKey ?? payerKey, authorization);
   return { authorization, signature };
 }
 

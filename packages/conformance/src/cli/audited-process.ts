@@ -1,31 +1,32 @@
-// --exec: the facilitator under audit started by the kit once the chain is up, its output passed
-// to stderr, and stopped (its whole process group) when the run ends.
+// --exec: the facilitator or server under audit started by the kit once the chain is up, its
+// output passed to stderr, and stopped (its whole process group) when the run ends.
 import { type ChildProcess, spawn } from 'node:child_process';
 
-export interface FacilitatorProcess {
+export interface AuditedProcess {
   /** Set when the command exited (before the run ended). */
   readonly exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   stop(): Promise<void>;
 }
 
-export function startFacilitatorProcess(
+export function startAuditedProcess(
   command: string,
   env: Record<string, string>,
   log: (line: string) => void,
-): FacilitatorProcess {
+  label = 'facilitator',
+): AuditedProcess {
   const child: ChildProcess = spawn('sh', ['-c', command], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  let exited: FacilitatorProcess['exited'];
+  let exited: AuditedProcess['exited'];
   const done = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
       exited = { code, signal };
       resolve();
     });
     child.once('error', (error) => {
-      log(`[facilitator] could not start: ${error.message}`);
+      log(`[${label}] could not start: ${error.message}`);
       exited = { code: null, signal: null };
       resolve();
     });
@@ -35,7 +36,7 @@ export function startFacilitatorProcess(
     stream?.on('data', (chunk: Buffer) => {
       const lines = (pending + chunk.toString('utf8')).split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) log(`[facilitator] ${line}`);
+      for (const line of lines) log(`[${label}] ${line}`);
     });
   }
   const signal = (name: NodeJS.Signals) => {
