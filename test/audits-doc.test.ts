@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import {
   AUDITS,
   FACILITATOR_AUDITS,
+  FAULT_AUDITS,
   renderAuditsMarkdown,
-  withFacilitatorTable,
+  withGeneratedTables,
 } from '@tollbooth/conformance';
 import { describe, expect, it } from 'vitest';
 
@@ -29,10 +30,10 @@ describe('docs/audits.md', () => {
 });
 
 describe('docs/conformance.md', () => {
-  it('holds the facilitator table generated from the audit list (run packages/conformance/scripts/write-audits-doc.ts)', () => {
+  it('holds the facilitator and fault tables generated from the audit lists (run packages/conformance/scripts/write-audits-doc.ts)', () => {
     const committed = readFileSync(new URL('../docs/conformance.md', import.meta.url), 'utf8');
-    expect(normalize(committed)).toBe(normalize(withFacilitatorTable(committed)));
-    for (const audit of FACILITATOR_AUDITS) {
+    expect(normalize(committed)).toBe(normalize(withGeneratedTables(committed)));
+    for (const audit of [...FACILITATOR_AUDITS, ...FAULT_AUDITS]) {
       expect(committed.match(new RegExp(`^\\| ${audit.id} +\\|`, 'gm'))).toHaveLength(1);
     }
   });

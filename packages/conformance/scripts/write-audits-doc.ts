@@ -2,11 +2,11 @@
 // (test/audits-doc.test.ts checks they stay in sync).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderAuditsMarkdown, withFacilitatorTable } from '../src/audits-table';
+import { renderAuditsMarkdown, withGeneratedTables } from '../src/audits-table';
 
 const audits = fileURLToPath(new URL('../../../docs/audits.md', import.meta.url));
 writeFileSync(audits, renderAuditsMarkdown());
 console.log(`wrote ${audits}`);
 const conformance = fileURLToPath(new URL('../../../docs/conformance.md', import.meta.url));
-writeFileSync(conformance, withFacilitatorTable(readFileSync(conformance, 'utf8')));
+writeFileSync(conformance, withGeneratedTables(readFileSync(conformance, 'utf8')));
 console.log(`wrote ${conformance}`);

@@ -1,6 +1,8 @@
 import { AUDITS } from './audits/index';
 import { FACILITATOR_AUDITS } from './facilitator/run';
 import type { FacilitatorAudit } from './facilitator/types';
+import { FAULT_AUDITS } from './faults/audits';
+import type { FaultAudit } from './faults/types';
 import type { Audit } from './types';
 
 /** A Markdown table padded like the repository's Markdown formatter pads it. */
@@ -10,10 +12,11 @@ function table(cells: string[][]): string[] {
   return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)];
 }
 
-/** Marks the generated facilitator table inside docs/conformance.md. */
-export const FACILITATOR_TABLE_START =
-  '<!-- facilitator-audits:start (generated; see scripts/write-audits-doc.ts) -->';
-export const FACILITATOR_TABLE_END = '<!-- facilitator-audits:end -->';
+/** Marks a generated table inside docs/conformance.md. */
+const marks = (name: string) => ({
+  start: `<!-- ${name}:start (generated; see scripts/write-audits-doc.ts) -->`,
+  end: `<!-- ${name}:end -->`,
+});
 
 /** The facilitator audit table of docs/conformance.md. */
 export function renderFacilitatorAuditsMarkdown(
@@ -24,15 +27,30 @@ export function renderFacilitatorAuditsMarkdown(
   return table([['Id', 'Level', 'Endpoint', 'Rule'], ...rows]).join('\n');
 }
 
-/** `markdown` with its generated facilitator table replaced by the current one. */
-export function withFacilitatorTable(markdown: string): string {
-  const start = markdown.indexOf(FACILITATOR_TABLE_START);
-  const end = markdown.indexOf(FACILITATOR_TABLE_END);
-  if (start < 0 || end < start) throw new Error('the facilitator table markers are missing');
-  return `${markdown.slice(0, start + FACILITATOR_TABLE_START.length)}\n\n${renderFacilitatorAuditsMarkdown()}\n\n${markdown.slice(end)}`;
+/** The fault audit table of docs/conformance.md. */
+export function renderFaultAuditsMarkdown(audits: readonly FaultAudit[] = FAULT_AUDITS): string {
+  const fault = (a: FaultAudit) =>
+    a.fault.operations ? `${a.fault.mode} (${a.fault.operations.join(', ')})` : a.fault.mode;
+  const rows = audits.map((a) => [a.id, a.level, a.profile, fault(a), a.sentence]);
+  return table([['Id', 'Level', 'Profile', 'Fault', 'Rule'], ...rows]).join('\n');
 }
 
-/** Renders docs/audits.md from the audit list, so the documentation cannot drift from the code. */
+/** `markdown` with its generated tables (facilitator audits, fault audits) replaced by the current ones. */
+export function withGeneratedTables(markdown: string): string {
+  let text = markdown;
+  for (const [name, render] of [
+    ['facilitator-audits', renderFacilitatorAuditsMarkdown],
+    ['fault-audits', renderFaultAuditsMarkdown],
+  ] as const) {
+    const { start, end } = marks(name);
+    const from = text.indexOf(start);
+    const to = text.indexOf(end);
+    if (from < 0 || to < from) throw new Error(`the ${name} table markers are missing`);
+    text = `${text.slice(0, from + start.length)}\n\n${render()}\n\n${text.slice(to)}`;
+  }
+  return text;
+}
+
 export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string {
   const rows = table([
     ['Id', 'Level', 'Profile', 'Target', 'Rule'],

@@ -14,7 +14,12 @@ export {
   createAuditScheme,
 } from './audit-scheme';
 export { AUDITS } from './audits/index';
-export { renderAuditsMarkdown, renderFacilitatorAuditsMarkdown, withFacilitatorTable } from './audits-table';
+export {
+  renderAuditsMarkdown,
+  renderFacilitatorAuditsMarkdown,
+  renderFaultAuditsMarkdown,
+  withGeneratedTables,
+} from './audits-table';
 export * from './facilitator/index';
 export * from './faults/index';
 export {
