@@ -1,11 +1,17 @@
 // GitHub issue 22, parts 1 and 2: the facilitator audits against Tollbooth's facilitator and the
 // official x402Facilitator, both served over HTTP on a devnet the kit starts, every outcome read on
 // chain; and each audit failing against a facilitator broken in the one way it checks.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   type AuditDevnet,
+  type AuditResult,
   FACILITATOR_AUDITS,
   runFacilitatorAudits,
   startAuditDevnet,
@@ -305,4 +311,54 @@ describe('each facilitator audit against a facilitator broken in the way it chec
       }
     },
   );
+});
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('the vendor walk-through (docs/conformance.md)', () => {
+  it('tollbooth-conformance facilitator --exec starts tollbooth-facilitator on the kit’s devnet, audits it, and writes JSON and JUnit (exit 0)', async () => {
+    const root = new URL('..', import.meta.url).pathname;
+    const scratch = mkdtempSync(join(tmpdir(), 'conformance-vendor-'));
+    const port = await freePort();
+    const source = 'node --conditions=tollbooth-source --import tsx';
+    const exec = `TOLLBOOTH_FACILITATOR_KEY=$TOLLBOOTH_SETTLER_KEY exec ${source} packages/facilitator/src/cli.ts --rpc-url $TOLLBOOTH_RPC_URL --chain-id $TOLLBOOTH_CHAIN_ID --port ${port}`;
+    const junit = join(scratch, 'facilitator.xml');
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--conditions=tollbooth-source',
+          '--import',
+          'tsx',
+          'packages/conformance/src/cli.ts',
+          'facilitator',
+          `http://127.0.0.1:${port}`,
+          '--exec',
+          exec,
+          '--json',
+          '--junit',
+          junit,
+        ],
+        { cwd: root },
+      );
+      const report = JSON.parse(stdout) as { results: AuditResult[]; exitCode: number; network: string };
+      expect(report.network).toBe('eip155:8453');
+      expect(report.results.filter((r) => r.status !== 'passed')).toEqual([]);
+      expect(report.exitCode).toBe(0);
+      expect(readFileSync(junit, 'utf8')).toMatch(
+        new RegExp(
+          `<testsuites name="tollbooth-conformance facilitator" tests="${FACILITATOR_AUDITS.length}" failures="0" errors="0" skipped="0"`,
+        ),
+      );
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
 });
