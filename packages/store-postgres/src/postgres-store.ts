@@ -2,6 +2,7 @@ import {
   assertLedgerInvariant,
   type ClaimResult,
   fromLedgerRow,
+  type GateLogger,
   LEDGER_ERROR_STATUS,
   LEDGER_JSON_COLUMNS,
   LEDGER_QUERY_DEFAULT_LIMIT,
@@ -31,6 +32,12 @@ export interface PostgresLedgerStoreOptions {
   tableName?: string;
   /** How often expired entries are purged automatically, in ms; `0` turns it off. The timer is unref'd. */
   purgeIntervalMs?: number;
+  /**
+   * Where the store reports what no caller sees: errors of idle connections in a pool it created
+   * and failed background purges. pino-compatible. Default: nowhere; the store never writes to
+   * the console.
+   */
+  logger?: Pick<GateLogger, 'warn'>;
 }
 
 /** Defaults of {@link PostgresLedgerStoreOptions}. */
@@ -84,6 +91,9 @@ function resolveOptions(options: PostgresLedgerStoreOptions) {
   }
   if (!Number.isSafeInteger(resolved.purgeIntervalMs) || resolved.purgeIntervalMs < 0) {
     problems.push(`purgeIntervalMs must be a non-negative integer (got ${String(resolved.purgeIntervalMs)})`);
+  }
+  if (resolved.logger !== undefined && typeof resolved.logger?.warn !== 'function') {
+    problems.push('logger must have a warn(fields, message) method (pino-compatible)');
   }
   if (problems.length > 0) {
     throw new TollboothError(
@@ -155,9 +165,12 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
   const resolved = resolveOptions(options);
   const owned = resolved.pool === undefined;
   const pool = resolved.pool ?? new pg.Pool({ connectionString: resolved.connectionString });
+  const logger = resolved.logger;
   if (owned) {
     // An idle client that dies is dropped by the pool; the next query reports the problem.
-    pool.on('error', () => {});
+    pool.on('error', (error) =>
+      logger?.warn({ err: error, code: 'ledger_unavailable' }, 'Postgres ledger connection lost'),
+    );
   }
   const { schema, tableName } = resolved;
   const table = `"${schema}"."${tableName}"`;
@@ -212,7 +225,9 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
   if (resolved.purgeIntervalMs > 0) {
     timer = setInterval(() => {
       // A failed round is harmless: the next one (or an explicit purgeExpired) tries again.
-      purge(Date.now()).catch(() => {});
+      purge(Date.now()).catch((error: unknown) =>
+        logger?.warn({ err: error, code: 'ledger_unavailable' }, 'ledger purge round failed'),
+      );
     }, resolved.purgeIntervalMs);
     timer.unref();
   }

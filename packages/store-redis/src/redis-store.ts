@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   assertLedgerInvariant,
   type ClaimResult,
+  type GateLogger,
   LEDGER_ERROR_STATUS,
   LEDGER_QUERY_DEFAULT_LIMIT,
   type LedgerEntry,
@@ -28,6 +29,12 @@ export interface RedisLedgerStoreOptions {
   keyPrefix?: string;
   /** How often expired entries' index members are purged, in ms; `0` turns it off. The timer is unref'd. */
   purgeIntervalMs?: number;
+  /**
+   * Where the store reports what no caller sees: the connection errors of a client it opened (the
+   * first of each outage) and failed background purges. pino-compatible. Default: nowhere; the
+   * store never writes to the console.
+   */
+  logger?: Pick<GateLogger, 'warn'>;
 }
 
 /** Defaults of {@link RedisLedgerStoreOptions}. */
@@ -140,6 +147,9 @@ function resolveOptions(options: RedisLedgerStoreOptions) {
   if (typeof resolved.keyPrefix !== 'string' || resolved.keyPrefix === '') {
     problems.push('keyPrefix must be a non-empty string');
   }
+  if (resolved.logger !== undefined && typeof resolved.logger?.warn !== 'function') {
+    problems.push('logger must have a warn(fields, message) method (pino-compatible)');
+  }
   if (!Number.isSafeInteger(resolved.purgeIntervalMs) || resolved.purgeIntervalMs < 0) {
     problems.push(`purgeIntervalMs must be a non-negative integer (got ${String(resolved.purgeIntervalMs)})`);
   }
@@ -173,6 +183,23 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
   const resolved = resolveOptions(options);
   const owned = typeof resolved.redis === 'string';
   const redis = typeof resolved.redis === 'string' ? new Redis(resolved.redis) : resolved.redis;
+  const logger = resolved.logger;
+  if (owned) {
+    // Without an error listener ioredis prints every failed reconnect to the console. Commands
+    // report their own failures; the logger hears the first error of each outage.
+    let reported = false;
+    redis.on('error', (error: Error) => {
+      if (reported) return;
+      reported = true;
+      logger?.warn(
+        { err: error, code: 'ledger_unavailable' },
+        'Redis ledger connection failed; reconnecting',
+      );
+    });
+    redis.on('ready', () => {
+      reported = false;
+    });
+  }
   // ioredis adds the client's own keyPrefix to plain commands' keys, but scripts derive their keys
   // from ARGV: they get the whole prefix.
   const prefix = resolved.keyPrefix;
@@ -242,7 +269,9 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
   if (resolved.purgeIntervalMs > 0) {
     timer = setInterval(() => {
       // A failed round is harmless: the next one (or an explicit purgeExpired) tries again.
-      purge(Date.now()).catch(() => {});
+      purge(Date.now()).catch((error: unknown) =>
+        logger?.warn({ err: error, code: 'ledger_unavailable' }, 'ledger purge round failed'),
+      );
     }, resolved.purgeIntervalMs);
     timer.unref();
   }
