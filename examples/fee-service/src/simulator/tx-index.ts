@@ -106,7 +106,9 @@ export class TransactionIndex {
       return;
     }
     if (!options.evicted) return;
-    material.outputs.forEach((_, vout) => this.utxos.delete(outpoint(material.txid, vout)));
+    material.outputs.forEach((_, vout) => {
+      this.utxos.delete(outpoint(material.txid, vout));
+    });
     for (const input of material.inputs) {
       const key = outpoint(input.txid, input.vout);
       const held = this.spent.get(key);
