@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { historyUrlBesideLedger } from './capabilities/history/urls';
 import { SCENARIO_NAMES } from './simulator/scenarios';
 
 /**
@@ -23,6 +24,10 @@ export const CONFIG_DEFAULTS = {
   SIMULATOR_SEED: 42,
   SIMULATOR_TIME_SCALE: 1,
   SNAPSHOT_INTERVAL_MS: 10_000,
+  OBSERVATORY_ENABLED: true,
+  OBSERVATORY_INTERVAL_MS: 60_000,
+  OBSERVATORY_RETENTION_HOURS: 720,
+  SIMULATOR_HISTORY_HOURS: 36,
   FACILITATOR_NAME: 'tollbooth',
   FACILITATOR_TIMEOUT_MS: 10_000,
   FACILITATOR_SETTLE_TIMEOUT_MS: 30_000,
@@ -122,6 +127,18 @@ const EnvSchema = z.object({
     .transform(Number)
     .optional(),
   SNAPSHOT_INTERVAL_MS: integer(100).optional(),
+  HISTORY_URL: z
+    .string()
+    .trim()
+    .refine(
+      (value) => /^sqlite:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value),
+      'must be sqlite:<file> or postgres://…',
+    )
+    .optional(),
+  OBSERVATORY_ENABLED: boolean.optional(),
+  OBSERVATORY_INTERVAL_MS: integer(1000).optional(),
+  OBSERVATORY_RETENTION_HOURS: integer(24, 24 * 3660).optional(),
+  SIMULATOR_HISTORY_HOURS: integer(0, 24 * 30).optional(),
   FACILITATOR_URL: url(['http:', 'https:']).optional(),
   FACILITATOR_NAME: optionalString,
   FACILITATOR_TIMEOUT_MS: integer(1).optional(),
@@ -178,8 +195,24 @@ export interface ServiceConfig {
   };
   /** The free x402 demo's own rate limit (it calls the facilitator's /verify for free). */
   x402Demo: { rateLimitMax: number; rateLimitWindowMs: number };
-  simulator: { scenario: (typeof SCENARIO_NAMES)[number]; seed: number; timeScale: number };
+  simulator: {
+    scenario: (typeof SCENARIO_NAMES)[number];
+    seed: number;
+    timeScale: number;
+    /** Hours of chain the embedded simulator runs forward at start-up for the observatory (0: none). */
+    historyHours: number;
+  };
   snapshotIntervalMs: number;
+  observatory: {
+    /** Off: no recorder, and the observatory's resources are published paused. */
+    enabled: boolean;
+    /** Where the history is kept: `sqlite:<file>` (default beside a SQLite ledger) or `postgres://…`. */
+    historyUrl: string;
+    /** Recorder poll period. */
+    intervalMs: number;
+    /** History kept, hours. */
+    retentionHours: number;
+  };
   facilitator: {
     /** Undefined = the in-process devnet facilitator. */
     url: string | undefined;
@@ -280,8 +313,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       scenario: e.SIMULATOR_SCENARIO ?? CONFIG_DEFAULTS.SIMULATOR_SCENARIO,
       seed: e.SIMULATOR_SEED ?? CONFIG_DEFAULTS.SIMULATOR_SEED,
       timeScale: e.SIMULATOR_TIME_SCALE ?? CONFIG_DEFAULTS.SIMULATOR_TIME_SCALE,
+      historyHours: e.SIMULATOR_HISTORY_HOURS ?? CONFIG_DEFAULTS.SIMULATOR_HISTORY_HOURS,
     },
     snapshotIntervalMs: e.SNAPSHOT_INTERVAL_MS ?? CONFIG_DEFAULTS.SNAPSHOT_INTERVAL_MS,
+    observatory: {
+      enabled: e.OBSERVATORY_ENABLED ?? CONFIG_DEFAULTS.OBSERVATORY_ENABLED,
+      historyUrl: e.HISTORY_URL ?? historyUrlBesideLedger(e.LEDGER_URL ?? CONFIG_DEFAULTS.LEDGER_URL),
+      intervalMs: e.OBSERVATORY_INTERVAL_MS ?? CONFIG_DEFAULTS.OBSERVATORY_INTERVAL_MS,
+      retentionHours: e.OBSERVATORY_RETENTION_HOURS ?? CONFIG_DEFAULTS.OBSERVATORY_RETENTION_HOURS,
+    },
     facilitator: {
       url: e.FACILITATOR_URL?.replace(/\/$/, ''),
       name: e.FACILITATOR_NAME ?? CONFIG_DEFAULTS.FACILITATOR_NAME,

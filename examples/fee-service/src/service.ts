@@ -3,7 +3,7 @@ import type { Discovery, LedgerStore, TollboothGate } from '@tollbooth/core';
 import type { Devnet } from '@tollbooth/devnet';
 import { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
-import type { Capabilities } from './capabilities';
+import type { Capabilities, CapabilitySet } from './capabilities';
 import type { ServiceConfig } from './config';
 import type { Readiness } from './http/routes';
 import type { ServiceRoute } from './http/types';
@@ -20,6 +20,7 @@ import type { SnapshotService } from './snapshot/service';
 import { buildApplication } from './startup/application';
 import { createCleanupStack } from './startup/cleanup';
 import { startHttpServer } from './startup/http-server';
+import { type StartedObservatory, startObservatory } from './startup/observatory';
 import { startPayments } from './startup/payments';
 import { startUpstreams } from './startup/upstreams';
 
@@ -61,6 +62,8 @@ export interface RunningFeeService {
   simulator?: MempoolSimulator;
   /** The devnet, when the facilitator is in-process. */
   devnet?: Devnet;
+  /** The fee observatory (history, recorder), unless no upstream gives block statistics. */
+  observatory?: StartedObservatory;
   routes: readonly ServiceRoute[];
   readiness(): Promise<Readiness>;
   /** Graceful shutdown: stop accepting, finish in-flight requests (settlements), then stop everything. */
@@ -88,7 +91,16 @@ export async function startFeeService(
   const cleanups = createCleanupStack(logger);
   try {
     const upstreams = await startUpstreams(config, overrides, cleanups, logger);
-    const payments = await startPayments(config, overrides, cleanups, logger);
+    // The observatory (its history run forward at start-up) and the payment side (the devnet) start together.
+    const observatoryStart = startObservatory(config, upstreams, cleanups, logger);
+    let payments: Awaited<ReturnType<typeof startPayments>>;
+    try {
+      payments = await startPayments(config, overrides, cleanups, logger);
+    } catch (error) {
+      await observatoryStart.catch(() => {});
+      throw error;
+    }
+    const observatory = await observatoryStart;
     const ledger = openLedger(config.ledgerUrl);
     cleanups.push('ledger', () => ledger.close());
     const rateLimitRedis = config.rateLimit.redisUrl
@@ -97,7 +109,7 @@ export async function startFeeService(
     if (rateLimitRedis) cleanups.push('rate-limit redis', () => rateLimitRedis.quit());
     const http = await startHttpServer(config, cleanups, logger);
 
-    const capabilities: Capabilities = {
+    const capabilities: CapabilitySet & Pick<Capabilities, 'snapshots' | 'bitcoin' | 'payments'> = {
       snapshots: upstreams.snapshots,
       bitcoin: upstreams.bitcoin,
       payments: {
@@ -106,6 +118,7 @@ export async function startFeeService(
         facilitatorName: config.facilitator.name,
         schemes: payments.schemes,
       },
+      ...(observatory ? { history: observatory.observatory } : {}),
     };
     const app = buildApplication({
       config,
@@ -169,6 +182,7 @@ export async function startFeeService(
       payTo: payments.terms.payTo,
       ...(upstreams.simulator ? { simulator: upstreams.simulator } : {}),
       ...(payments.devnet ? { devnet: payments.devnet } : {}),
+      ...(observatory ? { observatory } : {}),
       routes: app.routes,
       readiness: app.readiness,
       close,

@@ -24,8 +24,9 @@ let service: RunningFeeService;
 
 beforeAll(async () => {
   [devnet, simulator] = await Promise.all([startDevnet({ payers: 1 }), startMempoolSimulator({ seed: 11 })]);
+  // Without the observatory, so a resource needing its history has a capability to lack.
   service = await startTestService(
-    {},
+    { OBSERVATORY_ENABLED: 'false' },
     { devnet, simulator, resources: [...RESOURCES, echo, echoNeedingHistory] },
   );
 });

@@ -1,4 +1,5 @@
 import type { FacilitatorClient, SchemeServer } from '@tollbooth/core';
+import type { Observatory } from '../observatory/observatory';
 import type { SnapshotService } from '../snapshot/service';
 import type { BitcoinUpstreams } from './bitcoin';
 import type { PaymentTerms } from './payment-terms';
@@ -22,6 +23,12 @@ export interface Capabilities {
   bitcoin: BitcoinUpstreams;
   /** The payment terms, the facilitator and the schemes the payment gate uses. */
   payments: PaymentsCapability;
+  /**
+   * The fee observatory's recorded history and scores (`src/observatory/observatory.ts`): the
+   * scoreboard, block statistics and estimates, and a hit rate per source and horizon for other
+   * resources (the AI fee advice's confidence).
+   */
+  history: Observatory;
 }
 
 /** The gate's payment side, for resources that look at payments themselves (the x402 demo). */
@@ -37,9 +44,7 @@ export interface PaymentsCapability {
  * Capabilities that resources already name but that no module builds yet. A resource needing one
  * is published paused with the reason given here.
  */
-export const PLANNED_CAPABILITIES = {
-  history: 'the recorded fee estimates and per-block statistics of the fee observatory',
-} as const;
+export const PLANNED_CAPABILITIES = {} as const;
 export type PlannedCapability = keyof typeof PLANNED_CAPABILITIES;
 
 /** A capability a resource may name in `needs`. */

@@ -77,6 +77,9 @@ export interface GapRow {
 
 export interface EstimatesPage {
   rows: EstimateRow[];
+  /** The interval queried (RFC 3339). */
+  since: string;
+  until: string;
   /** Pass as `cursor` for the next page; null on the last one. */
   next_cursor: string | null;
   /** Spans of the queried interval in which a source (or the recorder, `*`) recorded nothing. */
@@ -121,8 +124,8 @@ export interface Observatory {
     cursor?: { observedAt: number; id: number };
     limit: number;
   }): Promise<EstimatesPage>;
-  /** What the history holds (readiness, logs). */
-  status(): Promise<{ blocks: number; estimates: number; tip_height: number | undefined }>;
+  /** How much chain the history holds (every answer's provenance). */
+  status(): Promise<{ blocks: number; tip_height: number | undefined }>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -301,6 +304,8 @@ export function createObservatory(options: {
       );
       return {
         rows: page.map(toEstimateRow),
+        since: iso(since),
+        until: iso(until),
         next_cursor:
           rows.length > query.limit && last
             ? encodeCursor({ observedAt: last.observedAt, id: last.id })
@@ -309,8 +314,8 @@ export function createObservatory(options: {
       };
     },
     async status() {
-      const [counts, tip] = await Promise.all([history.counts(), history.tip()]);
-      return { blocks: counts.blocks, estimates: counts.estimates, tip_height: tip?.height };
+      const summary = await history.chainSummary();
+      return { blocks: summary.blocks, tip_height: summary.tipHeight };
     },
   };
   return observatory;

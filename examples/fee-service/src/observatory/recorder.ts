@@ -82,7 +82,9 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const maxBlocks = options.maxBlocksPerTick ?? RECORDER_DEFAULTS.maxBlocksPerTick;
   const maxReorgDepth = options.maxReorgDepth ?? RECORDER_DEFAULTS.maxReorgDepth;
   const retentionMs = options.retentionMs ?? RECORDER_DEFAULTS.retentionMs;
-  const now = options.now ?? Date.now;
+  // Whole milliseconds: a simulator's clock moves by fractions, the history stores integers.
+  const clock = options.now ?? Date.now;
+  const now = () => Math.floor(clock());
   const holder = options.holder ?? randomUUID();
   let leader = false;
   let book = new ScoreBook();

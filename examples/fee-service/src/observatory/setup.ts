@@ -1,3 +1,4 @@
+import type { ScenarioName } from '../simulator/scenarios';
 import type { BitcoinCoreClient } from '../upstreams/bitcoin-core';
 import type { EsploraClient } from '../upstreams/esplora';
 import type { MempoolSpaceClient } from '../upstreams/mempool-space';
@@ -41,6 +42,60 @@ export function observatoryChain(upstreams: ObservatoryUpstreams): ChainReader |
 export interface FastForwardable {
   advance(ms: number): void;
   tipHeight(): number;
+}
+
+/**
+ * The weather of the simulated history when the service starts on the calm scenario: quiet hours,
+ * a fee spike, a backlog that builds and clears, a second spike. Estimators part ways exactly
+ * there (a mempool-based one is caught by a spike, a history-based one lags and then overpays),
+ * so the scoreboard has something to tell. Hours from the start of the history.
+ */
+export const HISTORY_WEATHER: readonly { fromHour: number; scenario: ScenarioName }[] = [
+  { fromHour: 0, scenario: 'calm' },
+  { fromHour: 7, scenario: 'spike' },
+  { fromHour: 9, scenario: 'calm' },
+  { fromHour: 16, scenario: 'backlog' },
+  { fromHour: 20, scenario: 'calm' },
+  { fromHour: 27, scenario: 'spike' },
+  { fromHour: 28.5, scenario: 'calm' },
+];
+
+/** The scenario of the weather at `hours` after the start. */
+export function weatherAt(hours: number): ScenarioName {
+  let scenario: ScenarioName = 'calm';
+  for (const phase of HISTORY_WEATHER) if (hours >= phase.fromHour) scenario = phase.scenario;
+  return scenario;
+}
+
+/**
+ * Runs the embedded simulator from its start (in the past) up to the present, one poll of the
+ * recorder per `pollEveryMs` of simulated time, through the simulator's real dialects. With
+ * `weather`, the scenario follows {@link HISTORY_WEATHER} and returns to `finalScenario` at the end.
+ */
+export async function recordHistoryUntil(options: {
+  simulator: FastForwardable & { nowMs(): number; setScenario(name: ScenarioName): void };
+  recorder: Recorder;
+  untilMs: () => number;
+  pollEveryMs: number;
+  weather?: { startMs: number; finalScenario: ScenarioName };
+}): Promise<{ blocks: number; ticks: number }> {
+  const { simulator, recorder, pollEveryMs, weather } = options;
+  const start = simulator.tipHeight();
+  let ticks = 0;
+  let scenario: ScenarioName | undefined;
+  await recorder.tick();
+  while (simulator.nowMs() + pollEveryMs <= options.untilMs()) {
+    if (weather) {
+      const next = weatherAt((simulator.nowMs() - weather.startMs) / 3_600_000);
+      if (next !== scenario) simulator.setScenario(next);
+      scenario = next;
+    }
+    simulator.advance(pollEveryMs);
+    await recorder.tick();
+    ticks += 1;
+  }
+  if (weather) simulator.setScenario(weather.finalScenario);
+  return { blocks: simulator.tipHeight() - start, ticks };
 }
 
 /**

@@ -108,10 +108,8 @@ export function bitcoinCoreSource(options: {
     name: options.name ?? `core-${mode}`,
     targets,
     async poll() {
-      const [tipHeight, ...estimates] = await Promise.all([
-        client.fetchTipHeight(),
-        ...targets.map((target) => client.estimateSmartFee(target, mode)),
-      ]);
+      // One JSON-RPC batch: the tip and every target, as one consistent reading.
+      const { tipHeight, estimates } = await client.estimateSmartFees(targets, mode);
       const rates = new Map<number, number>();
       targets.forEach((target, i) => {
         const rate = validRate(estimates[i]?.satPerVb);

@@ -148,8 +148,16 @@ export class SimulationModel {
   /** Recent arrivals, newest last (Esplora's `/mempool/recent`). */
   private readonly recent: SimTx[] = [];
 
-  constructor(options: { seed: number; scenario: ScenarioName }) {
+  /** When the simulation starts (block timestamps and `nowMs`). */
+  readonly startMs: number;
+
+  /**
+   * @param options.startMs simulated time at the start (default {@link SIM_EPOCH_MS}); the service
+   *   starts it in the past and runs it forward to the present, so recorded history ends now
+   */
+  constructor(options: { seed: number; scenario: ScenarioName; startMs?: number }) {
     this.seed = options.seed >>> 0;
+    this.startMs = options.startMs ?? SIM_EPOCH_MS;
     this.scenarioName = options.scenario;
     this.params = SCENARIOS[options.scenario];
     this.rng = createPrng(this.seed ^ 0x9e3779b9);
@@ -214,14 +222,14 @@ export class SimulationModel {
   private buildHistory() {
     // Blocks before the start, each filled from fresh draws, so /api/v1/blocks has 15+ real-looking
     // entries; the faucet's funding transaction confirms in the first of them.
-    this.nowMs = SIM_EPOCH_MS - HISTORY_BLOCKS * MEAN_BLOCK_INTERVAL_MS;
+    this.nowMs = this.startMs - HISTORY_BLOCKS * MEAN_BLOCK_INTERVAL_MS;
     for (let i = 0; i < HISTORY_BLOCKS; i += 1) {
       this.nowMs += MEAN_BLOCK_INTERVAL_MS;
       if (i === 0) this.addExternal(this.faucet.funding);
       this.fillMempool(0.97 * BLOCK_VSIZE, this.params.fees);
       this.mine(SIM_START_HEIGHT - HISTORY_BLOCKS + 1 + i);
     }
-    this.nowMs = SIM_EPOCH_MS;
+    this.nowMs = this.startMs;
   }
 
   private mine(height = this.tipHeight() + 1) {
@@ -514,13 +522,71 @@ export class SimulationModel {
    */
   estimateForTarget(target: number): number {
     const sorted = this.sortedMempool();
+    const cumulative = this.cumulativeVsize();
     const budget = target * BLOCK_VSIZE;
-    let acc = 0;
-    for (const tx of sorted) {
-      acc += tx.vsize;
-      if (acc > budget) return round3(Math.max(this.params.minRelayFee, tx.rate * 1.01));
+    // first transaction whose cumulative vsize passes the budget (binary search)
+    let lo = 0;
+    let hi = cumulative.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cumulative[mid]! > budget) hi = mid;
+      else lo = mid + 1;
     }
-    return round3(this.params.minRelayFee);
+    if (lo >= sorted.length) return round3(this.params.minRelayFee);
+    return round3(Math.max(this.params.minRelayFee, sorted[lo]!.rate * 1.01));
+  }
+
+  private cumulativeCache: { of: SimTx[]; values: Float64Array } | undefined;
+
+  /**
+   * Running vsize of the sorted mempool, computed once per state (every target reads it); every
+   * change to the mempool replaces the sorted array, so the array itself is the cache key.
+   */
+  private cumulativeVsize(): Float64Array {
+    const sorted = this.sortedMempool();
+    if (this.cumulativeCache?.of !== sorted) {
+      const values = new Float64Array(sorted.length);
+      let acc = 0;
+      for (let i = 0; i < sorted.length; i += 1) {
+        acc += sorted[i]!.vsize;
+        values[i] = acc;
+      }
+      this.cumulativeCache = { of: sorted, values };
+    }
+    return this.cumulativeCache.values;
+  }
+
+  /**
+   * Bitcoin Core's `estimatesmartfee` as the simulator models it: from the blocks already mined,
+   * not from the mempool, as Core does. `economical` averages, with a short half-life, the rate
+   * that got into recent blocks at a depth that shrinks with the target (the median for 1 block,
+   * down to the block's minimum from 12): smooth, and late both ways when fees move. `conservative`
+   * also looks over a long half-life one quantile higher and keeps the larger, plus a margin: it
+   * rarely misses and overpays.
+   */
+  smartFee(target: number, mode: 'economical' | 'conservative'): number {
+    // feeRange indices: 0 min, 1 p10, 2 p25, 3 p50, 4 p75, 5 p90, 6 max
+    const index = target <= 1 ? 3 : target === 2 ? 2 : target <= 6 ? 1 : 0;
+    const economical = this.decayedBlockRate(index, 6);
+    const rate =
+      mode === 'economical'
+        ? economical
+        : Math.max(economical, this.decayedBlockRate(Math.min(6, index + 1), 48)) * 1.15;
+    return round3(Math.max(this.params.minRelayFee, rate));
+  }
+
+  /** Mean of a feeRange entry over recent blocks, each weighted by 2^(−age / halfLife). */
+  private decayedBlockRate(index: number, halfLife: number): number {
+    let weighted = 0;
+    let weights = 0;
+    for (let i = this.blocks.length - 1, age = 0; i >= 0 && age < 4 * halfLife; i -= 1, age += 1) {
+      const rate = this.blocks[i]!.feeRange[index];
+      if (rate === undefined) continue;
+      const weight = 2 ** (-age / halfLife);
+      weighted += weight * rate;
+      weights += weight;
+    }
+    return weights === 0 ? this.params.minRelayFee : weighted / weights;
   }
 
   /** Esplora `/fee-estimates` with its real gaps (some targets missing) and, per scenario, a non-monotonic entry. */

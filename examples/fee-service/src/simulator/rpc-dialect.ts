@@ -80,10 +80,9 @@ function methods(ctx: RpcContext): Record<string, (call: Call) => unknown> {
           -8,
           'Invalid estimate_mode parameter, must be one of: "unset", "economical", "conservative"',
         );
+      // Core answers for at least 2 blocks (a 1-block target reads as 2), from mined blocks
       const blocks = Math.min(1008, Math.max(2, target));
-      // conservative looks at a shorter horizon, so it never quotes less than economical
-      const horizon = mode === 'conservative' ? Math.max(1, Math.ceil(blocks / 2)) : blocks;
-      const rate = Math.max(model.params.minRelayFee, model.estimateForTarget(horizon));
+      const rate = model.smartFee(target, mode === 'conservative' ? 'conservative' : 'economical');
       return { feerate: btcPerKvb(rate), blocks };
     },
     getmempoolinfo() {
@@ -292,29 +291,45 @@ export async function handleRpc(
     res.writeHead(401, { 'www-authenticate': 'Basic realm="jsonrpc"' });
     return res.end();
   }
-  let request: { id?: unknown; method?: unknown; params?: unknown };
+  let parsed: unknown;
   try {
-    request = JSON.parse(await body()) as typeof request;
+    parsed = JSON.parse(await body());
   } catch {
     return send(res, 500, { result: null, error: { code: -32700, message: 'Parse error' }, id: null });
   }
-  const id = request.id ?? null;
-  const method = String(request.method);
-  let failed = false;
-  const fail = (code: number, message: string, status = 500) => {
-    failed = true;
-    send(res, status, { result: null, error: { code, message }, id });
-  };
   const warming = ctx.model.params.feesDown || ctx.takeWarmup();
-  if (warming && !DURING_WARMUP.has(method)) return fail(-28, 'Loading block index…');
+  // A batch (an array of calls) answers 200 with an array, each call's error in its place.
+  if (Array.isArray(parsed)) {
+    return send(
+      res,
+      200,
+      parsed.map((call) => rpcCall(ctx, call as RpcRequest, warming).body),
+    );
+  }
+  const reply = rpcCall(ctx, parsed as RpcRequest, warming);
+  return send(res, reply.status, reply.body);
+}
+
+type RpcRequest = { id?: unknown; method?: unknown; params?: unknown } | null;
+
+/** One call: the HTTP status Core would answer it with alone, and its envelope. */
+function rpcCall(ctx: RpcContext, request: RpcRequest, warming: boolean): { status: number; body: unknown } {
+  const id = request?.id ?? null;
+  const method = String(request?.method);
+  let failure: { status: number; body: unknown } | undefined;
+  const fail = (code: number, message: string, status = 500) => {
+    failure = { status, body: { result: null, error: { code, message }, id } };
+  };
+  if (warming && !DURING_WARMUP.has(method)) fail(-28, 'Loading block index…');
   const handler = methods(ctx)[method];
-  if (!handler) return fail(-32601, 'Method not found', 404);
+  if (!failure && !handler) fail(-32601, 'Method not found', 404);
+  if (failure || !handler) return failure!;
   let result: unknown;
   try {
-    result = handler({ id, params: Array.isArray(request.params) ? request.params : [], fail });
+    result = handler({ id, params: Array.isArray(request?.params) ? request.params : [], fail });
   } catch (error) {
     const code = (error as { rpcCode?: number }).rpcCode ?? -1;
-    return fail(code, error instanceof Error ? error.message : String(error));
+    fail(code, error instanceof Error ? error.message : String(error));
   }
-  if (!failed) send(res, 200, { result: result ?? null, error: null, id });
+  return failure ?? { status: 200, body: { result: result ?? null, error: null, id } };
 }

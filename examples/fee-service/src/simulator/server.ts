@@ -19,6 +19,8 @@ export interface MempoolSimulatorOptions {
    * `advance(ms)`, which keeps answers deterministic. 60 runs an hour a minute.
    */
   timeScale?: number;
+  /** Simulated time at the start, ms since the epoch. Default 2026-08-06T12:00:00Z. */
+  startMs?: number;
   /** Core RPC basic-auth user. Default `tollbooth`. */
   rpcUser?: string;
   /** Core RPC basic-auth password. Default `simulator`. */
@@ -123,7 +125,11 @@ export async function startMempoolSimulator(
   if (!(timeScale >= 0)) problems.push('timeScale must be ≥ 0');
   if (problems.length > 0) throw new TypeError(`invalid simulator options: ${problems.join('; ')}`);
 
-  const model = new SimulationModel({ seed, scenario });
+  const model = new SimulationModel({
+    seed,
+    scenario,
+    ...(options.startMs === undefined ? {} : { startMs: options.startMs }),
+  });
   const faults: InjectedFault[] = [];
   const counts = new Map<string, number>();
 

@@ -9,6 +9,8 @@ import type { CleanupStack } from './cleanup';
 export interface StartedUpstreams {
   /** The embedded simulator, when no upstream URL is configured. */
   simulator: MempoolSimulator | undefined;
+  /** The service started that simulator (its time is the service's to move); not a caller's. */
+  ownsSimulator: boolean;
   bitcoin: BitcoinUpstreams;
   /** The snapshot poller of the primary upstream, after its first poll. */
   snapshots: SnapshotService;
@@ -32,6 +34,10 @@ export async function startUpstreams(
       scenario: config.simulator.scenario,
       seed: config.simulator.seed,
       timeScale: config.simulator.timeScale,
+      // Starts in the past: the observatory's start-up step runs it forward to now.
+      ...(config.simulator.historyHours > 0
+        ? { startMs: Date.now() - config.simulator.historyHours * 3_600_000 }
+        : {}),
     });
     simulator = started;
     cleanups.push('simulator', () => started.close());
@@ -51,5 +57,5 @@ export async function startUpstreams(
     await snapshots.settled();
   });
   await snapshots.settled();
-  return { simulator, bitcoin, snapshots };
+  return { simulator, ownsSimulator: embedded && overrides.simulator === undefined, bitcoin, snapshots };
 }

@@ -24,11 +24,22 @@ describe('Bitcoin Core adapter against the simulator', () => {
     const core = createBitcoinCoreClient({ url: sim.coreRpcUrl });
     const economical = await core.estimateSmartFee(6, 'economical');
     const conservative = await core.estimateSmartFee(6, 'conservative');
-    expect(economical.satPerVb).toBe(sim.model.estimateForTarget(6));
-    expect(conservative.satPerVb).toBe(sim.model.estimateForTarget(3));
+    expect(economical.satPerVb).toBe(sim.model.smartFee(6, 'economical'));
+    expect(conservative.satPerVb).toBe(sim.model.smartFee(6, 'conservative'));
     expect(conservative.satPerVb!).toBeGreaterThanOrEqual(economical.satPerVb!);
     expect(economical.blocks).toBe(6);
     expect((await core.estimateSmartFee(1)).blocks).toBe(2);
+  });
+
+  it('reads the tip and several targets in one JSON-RPC batch, the same as one call each', async () => {
+    const core = createBitcoinCoreClient({ url: sim.coreRpcUrl });
+    const before = sim.requestCount('/');
+    const { tipHeight, estimates } = await core.estimateSmartFees([1, 6, 144], 'conservative');
+    expect(sim.requestCount('/') - before).toBe(1);
+    expect(tipHeight).toBe(sim.model.tipHeight());
+    for (const [i, target] of [1, 6, 144].entries()) {
+      expect(estimates[i]).toEqual(await core.estimateSmartFee(target, 'conservative'));
+    }
   });
 
   it('builds a validated snapshot with sub-1 rates on a 0.1 sat/vB relay floor', async () => {

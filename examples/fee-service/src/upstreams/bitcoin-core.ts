@@ -144,11 +144,82 @@ export function createBitcoinCoreClient(options: BitcoinCoreClientOptions) {
     return result.data;
   }
 
+  /**
+   * Several calls in one JSON-RPC batch (one HTTP request, as Core accepts): each answer is its
+   * result, or the {@link CoreRpcError} of that call alone.
+   * @throws UpstreamUnavailableError / UpstreamResponseError when the batch as a whole fails
+   */
+  async function rpcBatch(calls: readonly { method: string; params: unknown[] }[]): Promise<unknown[]> {
+    const first = nextId;
+    nextId += calls.length;
+    const body = JSON.stringify(
+      calls.map((c, i) => ({ jsonrpc: '1.0', id: first + i, method: c.method, params: c.params })),
+    );
+    const call = { upstream: 'bitcoin-core', operation: `batch(${calls.map((c) => c.method).join(',')})` };
+    const response = await http.request({
+      method: 'POST',
+      path: '/',
+      body,
+      contentType: 'application/json',
+      passStatuses: [400, 404, 500],
+    });
+    let envelopes: z.infer<typeof RpcEnvelope>[];
+    try {
+      envelopes = z.array(RpcEnvelope.extend({ id: z.unknown() })).parse(JSON.parse(response.text));
+    } catch {
+      if (response.status >= 500) throw new UpstreamUnavailableError(call, response.status, response.text);
+      throw new UpstreamResponseError(call, [`not a JSON-RPC batch answer (HTTP ${response.status})`]);
+    }
+    const byId = new Map(envelopes.map((e) => [(e as { id: unknown }).id, e]));
+    return calls.map((c, i) => {
+      const envelope = byId.get(first + i);
+      if (!envelope) return new UpstreamResponseError(call, [`no answer to call ${first + i}`]);
+      return envelope.error
+        ? new CoreRpcError(c.method, envelope.error.code, envelope.error.message)
+        : envelope.result;
+    });
+  }
+
   const client = {
     snapshotSchema: BITCOIN_CORE_SNAPSHOT_SCHEMA,
     source,
     /** Any RPC method, result checked against `schema`. */
     call: rpc,
+    /** Several calls in one JSON-RPC batch. */
+    batch: rpcBatch,
+    /**
+     * The tip height and `estimatesmartfee` for each target in one batch request; a target Core
+     * cannot estimate (an `errors` answer, or an RPC error) is undefined.
+     */
+    estimateSmartFees: async (
+      targets: readonly number[],
+      estimateMode: EstimateMode = mode,
+    ): Promise<{ tipHeight: number; estimates: (SmartFeeEstimate | undefined)[] }> => {
+      const [count, ...answers] = await rpcBatch([
+        { method: 'getblockcount', params: [] },
+        ...targets.map((target) => ({ method: 'estimatesmartfee', params: [target, estimateMode] })),
+      ]);
+      const height = z.number().int().min(0).safeParse(count);
+      if (!height.success) {
+        throw count instanceof Error
+          ? count
+          : new UpstreamResponseError({ upstream: 'bitcoin-core', operation: 'getblockcount' }, [
+              'not a height',
+            ]);
+      }
+      // Every call refused (warming up, -28): the node is down for estimates, not just unsure.
+      if (answers.length > 0 && answers.every((answer) => answer instanceof Error)) throw answers[0];
+      const estimates = answers.map((answer) => {
+        const parsed = SmartFeeWire.safeParse(answer);
+        if (!parsed.success || parsed.data.feerate === undefined) return undefined;
+        return {
+          satPerVb: btcPerKvbToSatPerVb(parsed.data.feerate),
+          blocks: parsed.data.blocks,
+          errors: parsed.data.errors ?? [],
+        };
+      });
+      return { tipHeight: height.data, estimates };
+    },
     /** estimatesmartfee target [mode]. */
     estimateSmartFee: async (
       target: number,

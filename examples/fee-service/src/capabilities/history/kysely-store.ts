@@ -462,6 +462,14 @@ export function createKyselyHistoryStore(options: KyselyHistoryStoreOptions): Hi
       return times.length === 0 ? undefined : Math.max(...times);
     },
 
+    async chainSummary() {
+      const row = await db
+        .selectFrom('observatory_blocks')
+        .select((eb) => [eb.fn.countAll().as('blocks'), eb.fn.max('height').as('tip')])
+        .executeTakeFirstOrThrow();
+      return { blocks: num(row.blocks), tipHeight: row.tip === null ? undefined : num(row.tip) };
+    },
+
     async counts() {
       const count = async (table: keyof HistoryDatabase) =>
         num(

@@ -83,17 +83,4 @@ export function openHistory(url: string, cwd = process.cwd()): HistoryStore {
   throw new TypeError(`unsupported history URL ${url}: use sqlite:<file> or postgres://…`);
 }
 
-/**
- * The history URL that goes with a ledger URL: a SQLite ledger gets `observatory.sqlite` in the
- * same directory; a PostgreSQL ledger shares its database; a Redis ledger has no SQL beside it, so
- * the history stays in a local SQLite file.
- */
-export function historyUrlBesideLedger(ledgerUrl: string): string {
-  if (ledgerUrl.startsWith('sqlite:')) {
-    const file = ledgerUrl.slice('sqlite:'.length);
-    if (file === ':memory:') return 'sqlite::memory:';
-    return `sqlite:${dirname(file)}/observatory.sqlite`;
-  }
-  if (/^postgres(ql)?:\/\//.test(ledgerUrl)) return ledgerUrl;
-  return 'sqlite:.tollbooth/observatory.sqlite';
-}
+export { historyUrlBesideLedger } from './urls';

@@ -138,6 +138,8 @@ export interface HistoryStore {
   gaps(from: number, to: number): Promise<StoredGap[]>;
   /** When `source` was last polled (an estimate or a gap), or undefined. */
   lastActivity(): Promise<number | undefined>;
+  /** How many blocks are recorded and the highest (cheap: for every answer's provenance). */
+  chainSummary(): Promise<{ blocks: number; tipHeight: number | undefined }>;
   /** Counts, for diagnostics and the bench. */
   counts(): Promise<{ blocks: number; estimates: number; buckets: number; gaps: number }>;
   /** Deletes what is older than `before` (ms): estimates, blocks, buckets, closed gaps. */

@@ -1,7 +1,13 @@
+import * as z from 'zod';
 import { defineResource } from '../../../kit';
-import { PlannedBodySchema, PRICE_0_005 } from '../../../shared/planned';
+import { PRICE_0_005 } from '../../../shared/planned';
+import { HISTORY_UNAVAILABLE, OBSERVATORY_LIMITATIONS, orNull } from '../common';
+import { BlockStatsBodySchema } from './schema';
 
-/** GET /api/v1/fees/observatory/block-stats — per-block fee statistics. Needs the observatory's history: published paused. */
+/**
+ * GET /api/v1/fees/observatory/block-stats (0.005 USDC): the recorded blocks' fee statistics,
+ * newest first, `limit` per page (1–1,000, default 50), `before` a height for the next page.
+ */
 export const observatoryBlockStats = defineResource({
   method: 'GET',
   path: '/api/v1/fees/observatory/block-stats',
@@ -12,7 +18,65 @@ export const observatoryBlockStats = defineResource({
     keywords: ['bitcoin', 'fees', 'blocks', 'statistics'],
     operationId: 'getObservatoryBlockStats',
   },
-  output: PlannedBodySchema,
-  errors: {},
+  input: {
+    queryParams: z.strictObject({
+      limit: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .optional()
+        .describe('Blocks per page, 1–1,000 (default 50)'),
+      before: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(100_000_000)
+        .optional()
+        .describe('Only blocks below this height (the previous page’s next_before)'),
+    }),
+  },
+  output: BlockStatsBodySchema,
+  errors: { history_unavailable: HISTORY_UNAVAILABLE },
   needs: ['history'],
+  async handler({ input, capabilities, fail }) {
+    const observatory = capabilities.history;
+    const limit = input.query.limit ?? 50;
+    try {
+      const [rows, status] = await Promise.all([
+        // one more than asked: whether there is a next page
+        observatory.blockStats({
+          limit: limit + 1,
+          ...(input.query.before ? { before: input.query.before } : {}),
+        }),
+        observatory.status(),
+      ]);
+      const blocks = rows.slice(0, limit);
+      const body = {
+        data: {
+          blocks,
+          next_before: rows.length > limit ? blocks.at(-1)!.height : null,
+          ...(blocks.length === 0
+            ? {
+                empty_reason:
+                  status.blocks === 0
+                    ? 'no block recorded yet'
+                    : `no recorded block below height ${input.query.before} (the history starts at ${
+                        (status.tip_height ?? 0) - status.blocks + 1
+                      })`,
+              }
+            : {}),
+        },
+        meta: {
+          generated_at: new Date().toISOString(),
+          tip_height: orNull(status.tip_height),
+          recorded_blocks: status.blocks,
+          limitations: [...OBSERVATORY_LIMITATIONS],
+        },
+      };
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body };
+    } catch {
+      return fail('history_unavailable');
+    }
+  },
 });
