@@ -9,7 +9,7 @@ import type { CleanupStack } from './cleanup';
 import type { StartedUpstreams } from './upstreams';
 
 /** Simulated time between two recorder polls while the history is run forward at start-up. */
-export const HISTORY_POLL_EVERY_MS = 600_000;
+export const HISTORY_POLL_EVERY_MS = 1_200_000;
 
 export interface StartedObservatory {
   observatory: Observatory;
