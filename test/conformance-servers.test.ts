@@ -56,6 +56,9 @@ async function feeService(env: Record<string, string>): Promise<RunningFeeServic
       PORT: '0',
       LOG_LEVEL: 'silent',
       LEDGER_URL: `sqlite:${join(scratch, `ledger-${counter}.sqlite`)}`,
+      // The audits judge the payment edge: no fee history to record first.
+      OBSERVATORY_ENABLED: 'false',
+      SIMULATOR_HISTORY_HOURS: '0',
       ...env,
     }),
     { devnet },
