@@ -1,6 +1,8 @@
+import * as z from 'zod';
 import type { StoredBlock } from '../capabilities/history/types';
 import { toMilliSatPerVb } from '../domain/fee-math';
 import type { BitcoinCoreClient } from '../upstreams/bitcoin-core';
+import { CoreRpcError } from '../upstreams/errors';
 import type { MempoolSpaceClient } from '../upstreams/mempool-space';
 import type { BlockSummaryWire } from '../upstreams/wire';
 
@@ -98,8 +100,97 @@ export function mempoolSpaceChain(client: MempoolSpaceClient, name = 'mempool.sp
   };
 }
 
-/** The chain through Bitcoin Core: `getblockhash` and `getblockstats` (integer percentiles by weight). */
+/** A transaction of `getblock hash 2`: its fee (BTC; absent on the coinbase) and vsize. */
+const BlockTxWire = z.looseObject({ vsize: z.number().int().min(1), fee: z.number().min(0).optional() });
+const VerboseBlockWire = z.looseObject({
+  hash: z.string(),
+  height: z.number().int(),
+  time: z.number().int(),
+  weight: z.number().int(),
+  tx: z.array(BlockTxWire),
+});
+
+/**
+ * min, p10, p25, p50, p75, p90, max and the average of a block's fee rates by virtual size, msat/vB,
+ * from its transactions (the coinbase left out): the q-percentile is the rate below which a share
+ * q of the block's vsize paid less.
+ */
+export function percentilesOfTransactions(txs: readonly { fee: number; vsize: number }[]): {
+  percentiles: number[];
+  average: number;
+} {
+  if (txs.length === 0) return { percentiles: [0, 0, 0, 0, 0, 0, 0], average: 0 };
+  const rated = txs
+    .map((tx) => ({ rate: (tx.fee * 1000) / tx.vsize, vsize: tx.vsize }))
+    .sort((a, b) => a.rate - b.rate);
+  const total = rated.reduce((sum, tx) => sum + tx.vsize, 0);
+  const at = (q: number) => {
+    let seen = 0;
+    for (const tx of rated) {
+      seen += tx.vsize;
+      if (seen >= q * total) return Math.round(tx.rate);
+    }
+    return Math.round(rated.at(-1)!.rate);
+  };
+  const fees = txs.reduce((sum, tx) => sum + tx.fee, 0);
+  return {
+    percentiles: [
+      Math.round(rated[0]!.rate),
+      at(0.1),
+      at(0.25),
+      at(0.5),
+      at(0.75),
+      at(0.9),
+      Math.round(rated.at(-1)!.rate),
+    ],
+    average: Math.round((fees * 1000) / total),
+  };
+}
+
+/**
+ * The chain through Bitcoin Core: each block's transactions (`getblock hash 2`, fees and vsizes)
+ * give its percentiles exactly; a node that cannot serve them (pruned) gives `getblockstats`'
+ * integer percentiles instead.
+ */
 export function bitcoinCoreChain(client: BitcoinCoreClient, name = 'bitcoin-core'): ChainReader {
+  const fromTransactions = async (hash: string): Promise<StoredBlock | undefined> => {
+    let block: z.infer<typeof VerboseBlockWire>;
+    try {
+      block = await client.call('getblock', [hash, 2], VerboseBlockWire);
+    } catch (error) {
+      if (error instanceof CoreRpcError) return undefined;
+      throw error;
+    }
+    const paying = block.tx.slice(1).map((tx) => ({ fee: Math.round((tx.fee ?? 0) * 1e8), vsize: tx.vsize }));
+    const { percentiles, average } = percentilesOfTransactions(paying);
+    const [min, p10, p25, p50, p75, p90, max] = percentiles as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    return {
+      height: block.height,
+      hash: block.hash,
+      time: block.time,
+      tx_count: block.tx.length,
+      weight: block.weight,
+      total_fee: paying.reduce((sum, tx) => sum + tx.fee, 0),
+      subsidy: subsidyAtHeight(block.height),
+      min,
+      p10,
+      p25,
+      p50,
+      p75,
+      p90,
+      max,
+      avg_fee_rate: average,
+      stats_from: 'transactions',
+    };
+  };
   return {
     name,
     tipHeight: () => client.fetchTipHeight(),
@@ -107,7 +198,13 @@ export function bitcoinCoreChain(client: BitcoinCoreClient, name = 'bitcoin-core
     async blocks(from, to) {
       const out: StoredBlock[] = [];
       for (let height = from; height <= to; height += 1) {
-        const [hash, stats] = await Promise.all([client.getBlockHash(height), client.getBlockStats(height)]);
+        const hash = await client.getBlockHash(height);
+        const exact = await fromTransactions(hash);
+        if (exact) {
+          out.push(exact);
+          continue;
+        }
+        const stats = await client.getBlockStats(height);
         const [p10, p25, p50, p75, p90] = stats.feerate_percentiles.map(toMilliSatPerVb) as [
           number,
           number,

@@ -29,8 +29,9 @@ export function observatorySources(upstreams: ObservatoryUpstreams): EstimateSou
 }
 
 /**
- * Where the observatory reads blocks: mempool.space (15 blocks with fee ranges per request), else
- * Bitcoin Core (`getblockstats`). Esplora alone has no per-block fee statistics: undefined.
+ * Where the observatory reads blocks: mempool.space (15 blocks with their fee ranges per request),
+ * else Bitcoin Core (each block's transactions; `getblockstats` when it cannot serve them). Esplora
+ * alone would need 25 transactions a request for every block: undefined.
  */
 export function observatoryChain(upstreams: ObservatoryUpstreams): ChainReader | undefined {
   if (upstreams.mempool) return mempoolSpaceChain(upstreams.mempool);
