@@ -1,20 +1,28 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-// One build config for every package. A package may list extra entry points (CLIs) in
-// `"tollbooth": { "entry": [...] }` of its package.json; the default is `src/index.ts`.
+// One build config for every package (conventions: docs/packaging.md). A package lists its
+// library entry points in `"tollbooth": { "entry": ... }` of its package.json (default
+// `src/index.ts`), built as ESM and CommonJS with types for both; and its commands in
+// `"tollbooth": { "commands": [...] }`, built as ESM only: a command is run by its launcher in
+// `bin/`, never required, and may use top-level await, which CommonJS cannot express.
 const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as {
-  tollbooth?: { entry?: string[] | Record<string, string> };
+  tollbooth?: { entry?: string[] | Record<string, string>; commands?: string[] };
 };
+const commands = pkg.tollbooth?.commands ?? [];
 
-export default defineConfig({
-  entry: pkg.tollbooth?.entry ?? ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
+// The two builds below run concurrently, so neither may clean dist/ itself.
+rmSync(join(process.cwd(), 'dist'), { recursive: true, force: true });
+
+const shared: Options = {
   sourcemap: true,
-  clean: true,
   target: 'node20',
   platform: 'node',
   splitting: false,
-});
+};
+
+export default defineConfig([
+  { ...shared, entry: pkg.tollbooth?.entry ?? ['src/index.ts'], format: ['esm', 'cjs'], dts: true },
+  ...(commands.length > 0 ? [{ ...shared, entry: commands, format: ['esm' as const], dts: false }] : []),
+]);

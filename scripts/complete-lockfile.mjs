@@ -34,8 +34,9 @@ for (const [path, entry] of Object.entries(lock.packages)) {
     added++;
   }
 }
+// In npm's own order (localeCompare, 'en'): in code-point order the next `npm install` rewrote it.
 lock.packages = Object.fromEntries(
-  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'))),
 );
 writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`complete-lockfile: ${added} platform entr${added === 1 ? 'y' : 'ies'} added`);
