@@ -65,7 +65,7 @@ export const WELL_KNOWN_DEFAULTS = {
     '2. Sign a payment for one of the accepted requirements and repeat the same request with it in the PAYMENT-SIGNATURE header (the legacy X-PAYMENT header is also accepted).',
     '3. Receive the resource with a PAYMENT-RESPONSE header holding the base64-encoded settlement receipt; after a 502 (outcome uncertain) retry only the exact same payment payload.',
   ],
-  sdk: 'Any x402 v2 client: @tollbooth/fetch (npm, CLI tollbooth-pay) or the official @x402/fetch.',
+  sdk: 'Any x402 v2 client: @tollbooth/fetch (and its tollbooth-pay command) or the official @x402/fetch.',
 } as const;
 
 export interface WellKnownOptions {
@@ -86,7 +86,10 @@ export interface WellKnownOptions {
   howItWorks?: string[];
   /** Default: a `curl -i` of the first paid resource that needs no input (it answers 402). */
   tryIt?: string;
-  /** Default: a `tollbooth-pay` command paying that resource. */
+  /**
+   * Default: a `tollbooth-pay` command paying that resource, with its package named: a bare
+   * command name would be looked up on the registry where it is not installed.
+   */
   demo?: string;
   /** Default: the OpenAPI URL. */
   docs?: string;
@@ -201,7 +204,7 @@ export function buildWellKnownDocument(
     tryIt:
       options.tryIt ??
       `curl -i ${sample?.method === 'GET' ? '' : `-X ${sample?.method ?? 'GET'} `}${sampleUrl}`,
-    demo: options.demo ?? `npx tollbooth-pay ${sampleUrl}`,
+    demo: options.demo ?? `npx --package=@tollbooth/fetch tollbooth-pay ${sampleUrl}`,
     docs: options.docs ?? openapiUrl,
     sdk: options.sdk ?? WELL_KNOWN_DEFAULTS.sdk,
   };
