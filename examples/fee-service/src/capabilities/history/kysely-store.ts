@@ -1,5 +1,4 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { type Kysely, Migrator, type Selectable, sql, type Transaction } from 'kysely';
 import type { StoredScoreBucket } from '../../observatory/score-book';
 import type { Judgment } from '../../observatory/scoring';
 import { type HistoryDialect, historyMigrations } from './migrations';

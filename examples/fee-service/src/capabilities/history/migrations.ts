@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Migration, MigrationProvider } from 'kysely/migration';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
 
 /** Which SQL engine a migration writes for (ids and 64-bit integers differ). */
 export type HistoryDialect = 'sqlite' | 'postgres';
