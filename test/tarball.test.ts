@@ -61,7 +61,9 @@ beforeAll(async () => {
     { TOLLBOOTH_FACILITATOR_KEY: devnet.accounts.facilitator.privateKey },
     /https?:\/\/[^\s)]+/,
   );
-}, 600_000);
+  // A guard against a hang, not a speed verdict: packing builds every package (about 2m20s of
+  // CPU), and on a shared, loaded machine that has taken over ten minutes.
+}, 1_800_000);
 
 afterAll(async () => {
   for (const child of started) child.kill('SIGTERM');
