@@ -3,8 +3,6 @@
 import { decodeHeaderJson, type PaymentRequiredV1, type SettleResponse } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { createPaymentPayload } from '@tollbooth/evm';
-import { ExactEvmSchemeV1 as OfficialExactEvmClientV1 } from '@x402/evm/exact/v1/client';
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { createWalletClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeXPaymentResponse, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
@@ -21,6 +19,7 @@ import {
   sendPayment,
   startTollboothApp,
 } from './support/interop-harness';
+import { describeRelease, OFFICIAL_RELEASES } from './support/official-releases';
 
 let devnet: Devnet;
 let app: Awaited<ReturnType<typeof startTollboothApp>>;
@@ -80,18 +79,24 @@ describe('x402 v1 interop', () => {
     expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
   });
 
-  it('the official v2 client with a v1 registration pays a v1 route with X-PAYMENT', async () => {
-    const account = payerAccount(devnet, 2);
-    const client = new x402Client().registerV1('base', new OfficialExactEvmClientV1(account));
-    const before = await balances(devnet, account.address);
+  it.each(OFFICIAL_RELEASES.map((release) => [describeRelease(release), release] as const))(
+    'the official v2 client (%s) with a v1 registration pays a v1 route with X-PAYMENT',
+    async (_title, release) => {
+      const account = payerAccount(devnet, 2);
+      const client = new release.fetch.x402Client().registerV1(
+        'base',
+        new release.evmClientV1.ExactEvmSchemeV1(account),
+      );
+      const before = await balances(devnet, account.address);
 
-    const response = await wrapFetchWithPayment(fetch, client)(`${app.url}/v1`);
+      const response = await release.fetch.wrapFetchWithPayment(fetch, client)(`${app.url}/v1`);
 
-    expect(response.status).toBe(200);
-    const receipt = decodeHeaderJson(response.headers.get('x-payment-response')!) as SettleResponse;
-    expect(receipt).toMatchObject({ success: true, network: 'base', payer: account.address });
-    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
-  });
+      expect(response.status).toBe(200);
+      const receipt = decodeHeaderJson(response.headers.get('x-payment-response')!) as SettleResponse;
+      expect(receipt).toMatchObject({ success: true, network: 'base', payer: account.address });
+      expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+    },
+  );
 
   it('accepts a v2 payload sent in X-PAYMENT on a v2 route and answers in X-PAYMENT-RESPONSE', async () => {
     const account = payerAccount(devnet, 1);

@@ -28,13 +28,16 @@ import {
   createExactEvmScheme,
 } from '@tollbooth/evm';
 import { tollbooth } from '@tollbooth/express';
-import { x402Facilitator } from '@x402/core/facilitator';
-import { toFacilitatorEvmSigner } from '@x402/evm';
-import { ExactEvmScheme as OfficialExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
+import { tollbooth as fastifyTollbooth } from '@tollbooth/fastify';
+import { tollbooth as koaTollbooth } from '@tollbooth/koa';
+import type { x402Facilitator } from '@x402/core/facilitator';
 import express, { type Express } from 'express';
+import Fastify from 'fastify';
+import Koa from 'koa';
 import { type Address, createNonceManager, createWalletClient, type Hex, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { jsonRpc } from 'viem/nonce';
+import { NEWEST, type OfficialRelease } from './official-releases';
 
 /** The price every interop route charges, in atomic units (0.001 USDC). */
 export const PRICE = 1000n;
@@ -131,13 +134,49 @@ export async function startTollboothApp(
   return { ...listening, runs, app };
 }
 
+/** The frameworks Tollbooth has adapters for. */
+export const FRAMEWORKS = ['express', 'fastify', 'koa'] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+
 /**
- * The official x402 facilitator (`x402Facilitator` + the exact EVM facilitator scheme) served
- * over the standard HTTP API with node:http only, settling from `privateKey`.
+ * `startTollboothApp` on any of the three frameworks: every path answers `{ok, path, run}`
+ * (JSON) behind the gate, the scheme reconciling on the devnet.
+ */
+export async function startTollboothOn(
+  framework: Framework,
+  devnet: Devnet,
+  options: Omit<PaymentGateOptions, 'schemes' | 'routes'> & { routes: RoutesConfig },
+): Promise<Listening & { runs: HandlerRuns }> {
+  if (framework === 'express') return startTollboothApp(devnet, options);
+  const gateOptions = { ...options, schemes: [createExactEvmScheme({ publicClient: devnet.publicClient })] };
+  const runs: HandlerRuns = new Map();
+  const answer = (path: string) => {
+    const run = (runs.get(path) ?? 0) + 1;
+    runs.set(path, run);
+    return { ok: true, path, run };
+  };
+  if (framework === 'koa') {
+    const app = new Koa();
+    app.use(koaTollbooth(gateOptions)).use((ctx) => {
+      ctx.body = answer(ctx.path);
+    });
+    return { ...(await listen(app.callback())), runs };
+  }
+  const app = Fastify({ forceCloseConnections: true });
+  await app.register(fastifyTollbooth, gateOptions);
+  app.get('/*', async (request) => answer(request.url.split('?')[0]!));
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url, server: app.server, close: () => app.close(), runs };
+}
+
+/**
+ * The official x402 facilitator of `release` (`x402Facilitator` + the exact EVM facilitator
+ * scheme) served over the standard HTTP API with node:http only, settling from `privateKey`.
  */
 export async function startOfficialFacilitator(
   devnet: Devnet,
   privateKey: Hex,
+  release: OfficialRelease = NEWEST,
 ): Promise<Listening & { facilitator: x402Facilitator; calls: string[] }> {
   // The official facilitator signs with whatever account it is given: give it a nonce manager of
   // its own, since viem's shared one remembers nonces across devnets with the same chain id.
@@ -150,10 +189,12 @@ export async function startOfficialFacilitator(
     transport: http(devnet.rpcUrl),
     pollingInterval: 50,
   }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner(Object.assign(client, { address: client.account.address }) as never);
-  const facilitator = new x402Facilitator().register(
+  const signer = release.evm.toFacilitatorEvmSigner(
+    Object.assign(client, { address: client.account.address }) as never,
+  );
+  const facilitator = new release.coreFacilitator.x402Facilitator().register(
     `eip155:${devnet.chainId}`,
-    new OfficialExactEvmFacilitatorScheme(signer),
+    new release.evmFacilitator.ExactEvmScheme(signer),
   );
   const calls: string[] = [];
   const listening = await listen(async (req: IncomingMessage, res: ServerResponse) => {
