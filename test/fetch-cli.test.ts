@@ -92,7 +92,7 @@ describe('tollbooth-pay', () => {
     expect(verbose.code).toBe(0);
     expect(verbose.stdout).toMatch(/^402 challenge:\n\{\n {2}"x402Version": 2/);
     expect(verbose.stdout).toContain(`signed payment: {"from":"${payerAccount(devnet, 2).address}"`);
-    expect(verbose.stdout).toMatch(/\nreceipt:\n\{[^]*"success": true/);
+    expect(verbose.stdout).toMatch(/\nreceipt:\n\{[\s\S]*"success": true/);
     expect((await deltas(devnet, payerAccount(devnet, 2).address, before[2]!)).paid).toBe(PRICE);
   });
 
