@@ -6,7 +6,9 @@ import { parseBroadcastError, UpstreamNotFoundError } from './errors';
 import { createUpstreamHttp, publicUrl, type UpstreamHttpOptions } from './http';
 import {
   BlockSummariesWire,
-  type BlockSummaryWire,
+  BlockSummaryWire,
+  BlockTxSummariesWire,
+  CpfpWire,
   type EsploraBlockWire as EsploraBlock,
   EsploraBlockWire,
   type EsploraTxWire as EsploraTx,
@@ -17,6 +19,7 @@ import {
   parseHashBody,
   parseIntegerBody,
   parseJsonBody,
+  parseRawHexBody,
   type RecommendedFeesWire as RecommendedFees,
   RecommendedFeesWire,
 } from './wire';
@@ -134,6 +137,26 @@ export function createMempoolSpaceClient(options: MempoolSpaceClientOptions = {}
     fetchTransaction: (txid: string): Promise<EsploraTx> => {
       const path = `/api/tx/${encodeURIComponent(txid)}`;
       return getJson(path, (t) => parseJsonBody(call(path), t, EsploraTxWire));
+    },
+    /** GET /api/tx/:txid/hex: the raw transaction. @throws UpstreamNotFoundError */
+    fetchTransactionHex: async (txid: string): Promise<string> => {
+      const path = `/api/tx/${encodeURIComponent(txid)}/hex`;
+      return parseRawHexBody(call(path), (await http.request({ path })).text);
+    },
+    /** GET /api/v1/cpfp/:txid: unconfirmed ancestors and descendants. @throws UpstreamNotFoundError */
+    fetchCpfp: (txid: string): Promise<CpfpWire> => {
+      const path = `/api/v1/cpfp/${encodeURIComponent(txid)}`;
+      return getJson(path, (t) => parseJsonBody(call(path), t, CpfpWire));
+    },
+    /** GET /api/v1/block/:hash: one block with its `extras`. @throws UpstreamNotFoundError */
+    fetchBlockSummary: (hash: string): Promise<BlockSummaryWire> => {
+      const path = `/api/v1/block/${encodeURIComponent(hash)}`;
+      return getJson(path, (t) => parseJsonBody(call(path), t, BlockSummaryWire));
+    },
+    /** GET /api/v1/block/:hash/summary: txid, fee and vsize of every transaction. @throws UpstreamNotFoundError */
+    fetchBlockTxSummaries: (hash: string): Promise<BlockTxSummariesWire> => {
+      const path = `/api/v1/block/${encodeURIComponent(hash)}/summary`;
+      return getJson(path, (t) => parseJsonBody(call(path), t, BlockTxSummariesWire));
     },
     /**
      * POST /api/tx with the raw hex. Never retried (a repeat would read as "already known").

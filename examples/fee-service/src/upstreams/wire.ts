@@ -112,6 +112,33 @@ export const EsploraTxWire = z.looseObject({
 });
 export type EsploraTxWire = z.infer<typeof EsploraTxWire>;
 
+/** One relative in mempool.space's CPFP view (`/api/v1/cpfp/:txid`). */
+export const CpfpRelativeWire = z.looseObject({
+  txid: z.string().regex(/^[0-9a-f]{64}$/),
+  fee: int,
+  weight: int,
+});
+
+/** mempool.space `/api/v1/cpfp/:txid`: the unconfirmed ancestors and descendants of a transaction. */
+export const CpfpWire = z.looseObject({
+  ancestors: z.array(CpfpRelativeWire).optional(),
+  descendants: z.array(CpfpRelativeWire).optional(),
+  effectiveFeePerVsize: z.number().optional(),
+});
+export type CpfpWire = z.infer<typeof CpfpWire>;
+
+/** mempool.space `/api/v1/block/:hash/summary`: every transaction of a block in compact form. */
+export const BlockTxSummariesWire = z.array(
+  z.looseObject({
+    txid: z.string().regex(/^[0-9a-f]{64}$/),
+    fee: int,
+    vsize: int,
+    value: int.optional(),
+    rate: z.number().optional(),
+  }),
+);
+export type BlockTxSummariesWire = z.infer<typeof BlockTxSummariesWire>;
+
 /** Esplora `/fee-estimates`: confirmation target (string) → rate. */
 export const FeeEstimatesWire = z.record(z.string().regex(/^\d+$/), z.number());
 
@@ -145,6 +172,14 @@ export function parseIntegerBody(call: UpstreamCallInfo, text: string): number {
   if (!/^\d+$/.test(trimmed))
     throw new UpstreamResponseError(call, [`expected an integer, got ${trimmed.slice(0, 80)}`]);
   return Number(trimmed);
+}
+
+/** Parses a raw transaction hex body (`/api/tx/:txid/hex`). @throws UpstreamResponseError */
+export function parseRawHexBody(call: UpstreamCallInfo, text: string): string {
+  const trimmed = text.trim();
+  if (!/^(?:[0-9a-f]{2})+$/i.test(trimmed))
+    throw new UpstreamResponseError(call, [`expected raw transaction hex, got ${trimmed.slice(0, 80)}`]);
+  return trimmed.toLowerCase();
 }
 
 /** Parses a 64-hex text body (a txid or block hash). @throws UpstreamResponseError */
