@@ -43,6 +43,9 @@ export const CONFIG_DEFAULTS = {
   BROADCAST_MAX_FEE_RATE: 1_000,
   X402_DEMO_RATE_LIMIT_MAX: 10,
   X402_DEMO_RATE_LIMIT_WINDOW_MS: 60_000,
+  AI_RATE_LIMIT_MAX: 30,
+  AI_RATE_LIMIT_WINDOW_MS: 60_000,
+  AI_MODEL_TIMEOUT_MS: 8_000,
 } as const;
 
 const FRAMEWORKS = ['fastify', 'express', 'koa'] as const;
@@ -166,6 +169,12 @@ const EnvSchema = z.object({
     .optional(),
   X402_DEMO_RATE_LIMIT_MAX: integer(1).optional(),
   X402_DEMO_RATE_LIMIT_WINDOW_MS: integer(1).optional(),
+  AI_RATE_LIMIT_MAX: integer(1).optional(),
+  AI_RATE_LIMIT_WINDOW_MS: integer(1).optional(),
+  AI_MODEL_BASE_URL: url(['http:', 'https:']).optional(),
+  AI_MODEL: optionalString,
+  AI_MODEL_API_KEY: optionalString,
+  AI_MODEL_TIMEOUT_MS: integer(100, 600_000).optional(),
 });
 
 /** The validated configuration of one fee-service process. */
@@ -195,6 +204,13 @@ export interface ServiceConfig {
   };
   /** The free x402 demo's own rate limit (it calls the facilitator's /verify for free). */
   x402Demo: { rateLimitMax: number; rateLimitWindowMs: number };
+  /** The AI resources: their shared rate limit and the optional OpenAI-compatible model. */
+  ai: {
+    rateLimitMax: number;
+    rateLimitWindowMs: number;
+    /** Undefined = no model: every AI answer is deterministic. */
+    model: { baseUrl: string; name: string; apiKey: string | undefined; timeoutMs: number } | undefined;
+  };
   simulator: {
     scenario: (typeof SCENARIO_NAMES)[number];
     seed: number;
@@ -274,6 +290,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const network = e.NETWORK ?? CONFIG_DEFAULTS.NETWORK;
   const known = KNOWN_USDC[network];
   if (parsed.success) {
+    if (Boolean(e.AI_MODEL_BASE_URL) !== Boolean(e.AI_MODEL)) {
+      problems.push('AI_MODEL_BASE_URL and AI_MODEL: set both to use a model, or neither');
+    }
     if (e.FACILITATOR_URL && !e.PAY_TO) {
       problems.push('PAY_TO: required when FACILITATOR_URL is set (the devnet payTo only exists in-process)');
     }
@@ -308,6 +327,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     x402Demo: {
       rateLimitMax: e.X402_DEMO_RATE_LIMIT_MAX ?? CONFIG_DEFAULTS.X402_DEMO_RATE_LIMIT_MAX,
       rateLimitWindowMs: e.X402_DEMO_RATE_LIMIT_WINDOW_MS ?? CONFIG_DEFAULTS.X402_DEMO_RATE_LIMIT_WINDOW_MS,
+    },
+    ai: {
+      rateLimitMax: e.AI_RATE_LIMIT_MAX ?? CONFIG_DEFAULTS.AI_RATE_LIMIT_MAX,
+      rateLimitWindowMs: e.AI_RATE_LIMIT_WINDOW_MS ?? CONFIG_DEFAULTS.AI_RATE_LIMIT_WINDOW_MS,
+      model:
+        e.AI_MODEL_BASE_URL && e.AI_MODEL
+          ? {
+              baseUrl: e.AI_MODEL_BASE_URL.replace(/\/$/, ''),
+              name: e.AI_MODEL,
+              apiKey: e.AI_MODEL_API_KEY,
+              timeoutMs: e.AI_MODEL_TIMEOUT_MS ?? CONFIG_DEFAULTS.AI_MODEL_TIMEOUT_MS,
+            }
+          : undefined,
     },
     simulator: {
       scenario: e.SIMULATOR_SCENARIO ?? CONFIG_DEFAULTS.SIMULATOR_SCENARIO,

@@ -4,6 +4,7 @@ import type { Devnet } from '@tollbooth/devnet';
 import { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import type { Capabilities, CapabilitySet } from './capabilities';
+import { createLanguageModel } from './capabilities/language-model/model';
 import type { ServiceConfig } from './config';
 import type { Readiness } from './http/routes';
 import type { ServiceRoute } from './http/types';
@@ -119,6 +120,16 @@ export async function startFeeService(
         schemes: payments.schemes,
       },
       ...(observatory ? { history: observatory.observatory } : {}),
+      ...(config.ai.model
+        ? {
+            languageModel: createLanguageModel({
+              baseUrl: config.ai.model.baseUrl,
+              model: config.ai.model.name,
+              timeoutMs: config.ai.model.timeoutMs,
+              ...(config.ai.model.apiKey ? { apiKey: config.ai.model.apiKey } : {}),
+            }),
+          }
+        : {}),
     };
     const app = buildApplication({
       config,

@@ -51,7 +51,8 @@ function concreteRequest(method: string, path: string): [string, string] {
   const concrete = path
     .replace(':txid', '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b')
     .replace(':hash_or_height', '840000');
-  return [method, concrete.endsWith('/ai/chat') ? `${concrete}?q=why` : concrete];
+  const question = concrete.endsWith('/ai/chat') || concrete.endsWith('/analyst');
+  return [method, question ? `${concrete}?q=why%20are%20fees%20high` : concrete];
 }
 
 /** A parsable signed transaction (one P2WPKH input, one output) for requests that need a body. */
@@ -223,6 +224,7 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
       expect(paid.map((p) => p.key)).toEqual([
         'GET /api/v1/fees/now',
         ...SEED_RESOURCES.map(([method, path]) => `${method} ${pathPattern(path)}`),
+        'GET /api/v1/analyst',
       ]);
       for (const { resource, availability } of paid) {
         const [method, path] = concreteRequest(resource.method, resource.path);
@@ -286,7 +288,12 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
     it('serves the catalog, the well-known document and OpenAPI from the route table', async () => {
       const activePaid = (service: RunningFeeService) =>
         service.publications
-          .filter((p) => p.resource.price !== undefined && p.availability === 'active')
+          .filter(
+            (p) =>
+              p.resource.price !== undefined &&
+              p.availability === 'active' &&
+              p.resource.discovery.listed !== false,
+          )
           .map((p) => `${service.baseUrl}${p.resource.path.replace(/:([a-z_]+)/g, '{$1}')}`);
       const listing = (await (await fetch(`${production.url}/discovery/resources`)).json()) as JsonBody;
       expect(listing['x402Version']).toBe(2);

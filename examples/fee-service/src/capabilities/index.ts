@@ -2,6 +2,7 @@ import type { FacilitatorClient, SchemeServer } from '@tollbooth/core';
 import type { Observatory } from '../observatory/observatory';
 import type { SnapshotService } from '../snapshot/service';
 import type { BitcoinUpstreams } from './bitcoin';
+import type { LanguageModel } from './language-model/model';
 import type { PaymentTerms } from './payment-terms';
 
 export * from './bitcoin';
@@ -29,6 +30,11 @@ export interface Capabilities {
    * resources (the AI fee advice's confidence).
    */
   history: Observatory;
+  /**
+   * An OpenAI-compatible model (`AI_MODEL_BASE_URL`, `AI_MODEL`). Optional everywhere: the AI
+   * resources answer deterministically without it and fall back to that when it fails.
+   */
+  languageModel: LanguageModel;
 }
 
 /** The gate's payment side, for resources that look at payments themselves (the x402 demo). */

@@ -89,7 +89,16 @@ export interface ResourceDeclaration<
    * 0.01 USDC), and the authorization's max timeout. Absent: the resource is free (no gate).
    */
   price?: { amount: string; maxTimeoutSeconds: number };
-  discovery: { category: string; keywords: string[]; operationId: string };
+  discovery: {
+    category: string;
+    keywords: string[];
+    operationId: string;
+    /**
+     * `false`: sold and described in OpenAPI, but not listed in the catalog nor in the well-known
+     * `resources` (the contract prices `/api/v1/analyst*` without listing a resource URL).
+     */
+    listed?: false;
+  };
   input?: I;
   /** zod schema of the 200 body, published in OpenAPI and the catalog's `outputSchema`. */
   output: z.ZodType | ((env: ResourceEnvironment) => z.ZodType);

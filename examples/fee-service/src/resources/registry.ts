@@ -1,3 +1,4 @@
+import { analyst } from './ai/analyst/resource';
 import { chat } from './ai/chat/resource';
 import { explainBlock } from './ai/explain-block/resource';
 import { explainTransaction } from './ai/explain-transaction/resource';
@@ -18,7 +19,8 @@ import { x402Demo } from './x402/demo/resource';
 /**
  * Every resource of the fee service, in the order the catalog, OpenAPI and `/.well-known/x402`
  * list them: the free preview, the paid decision, the ten catalog resources
- * (docs/fee-service-contract.md#other-paid-resources), then the free demo. Adding a resource is a
+ * (docs/fee-service-contract.md#other-paid-resources), the analyst (sold under its price pattern,
+ * not listed in the catalog), then the free demo. Adding a resource is a
  * folder under `src/resources/` and one line here (`src/resources/README.md`).
  */
 export const RESOURCES: readonly AnyResource[] = [
@@ -34,6 +36,7 @@ export const RESOURCES: readonly AnyResource[] = [
   observatoryBlockStats,
   observatoryEstimates,
   feeLandscape,
+  analyst,
   x402Demo,
 ];
 

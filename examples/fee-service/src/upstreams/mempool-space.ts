@@ -6,7 +6,7 @@ import { parseBroadcastError, UpstreamNotFoundError } from './errors';
 import { createUpstreamHttp, publicUrl, type UpstreamHttpOptions } from './http';
 import {
   BlockSummariesWire,
-  BlockSummaryWire,
+  type BlockSummaryWire,
   BlockTxSummariesWire,
   CpfpWire,
   type EsploraBlockWire as EsploraBlock,
@@ -147,11 +147,6 @@ export function createMempoolSpaceClient(options: MempoolSpaceClientOptions = {}
     fetchCpfp: (txid: string): Promise<CpfpWire> => {
       const path = `/api/v1/cpfp/${encodeURIComponent(txid)}`;
       return getJson(path, (t) => parseJsonBody(call(path), t, CpfpWire));
-    },
-    /** GET /api/v1/block/:hash: one block with its `extras`. @throws UpstreamNotFoundError */
-    fetchBlockSummary: (hash: string): Promise<BlockSummaryWire> => {
-      const path = `/api/v1/block/${encodeURIComponent(hash)}`;
-      return getJson(path, (t) => parseJsonBody(call(path), t, BlockSummaryWire));
     },
     /** GET /api/v1/block/:hash/summary: txid, fee and vsize of every transaction. @throws UpstreamNotFoundError */
     fetchBlockTxSummaries: (hash: string): Promise<BlockTxSummariesWire> => {

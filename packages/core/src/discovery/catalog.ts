@@ -6,6 +6,7 @@ import {
   availabilityOf,
   concreteRoutes,
   currentTable,
+  isListed,
   type RouteFacts,
   routeFacts,
   type TableSource,
@@ -266,7 +267,7 @@ export function createResourceCatalog(options: ResourceCatalogOptions): Resource
     const lastUpdated =
       options.lastUpdated === undefined ? now().toISOString() : new Date(options.lastUpdated).toISOString();
     return concreteRoutes(table)
-      .filter((route) => availabilityOf(route) === 'active')
+      .filter((route) => availabilityOf(route) === 'active' && isListed(route))
       .map((route) =>
         buildItem(routeFacts(route, { baseUrl, usdAssets: options.usdAssets }), facilitatorUrl, lastUpdated),
       );

@@ -248,6 +248,11 @@ export function concreteRoutes(table: DiscoverableTable): DiscoverableRoute[] {
   return routesInOrder(table).filter((route) => !route.isPattern);
 }
 
+/** Whether a concrete route is listed in the catalog and the well-known `resources` (default true). */
+export function isListed(route: DiscoverableRoute): boolean {
+  return route.config.discovery?.listed !== false;
+}
+
 /** Whether a concrete path falls under a price pattern (`*` matches any run of characters). */
 export function patternCovers(pattern: string, path: string): boolean {
   const source = pattern

@@ -6,6 +6,7 @@ import {
   availabilityOf,
   type DiscoverableRoute,
   type DiscoverableTable,
+  isListed,
   joinUrl,
   patternCovers,
   type RouteFacts,
@@ -130,7 +131,9 @@ export function buildWellKnownDocument(
   const { baseUrl } = options;
   const factsOptions = { baseUrl, usdAssets: options.usdAssets };
   const active = routesInOrder(table).filter((route) => availabilityOf(route) === 'active');
-  const concrete = active.filter((route) => !route.isPattern).map((route) => routeFacts(route, factsOptions));
+  const concrete = active
+    .filter((route) => !route.isPattern && isListed(route))
+    .map((route) => routeFacts(route, factsOptions));
   // Patterns by specificity (table order), so a resource lands under the most specific one.
   const patterns = table.routes.filter((route) => route.isPattern && availabilityOf(route) === 'active');
 
@@ -156,8 +159,9 @@ export function buildWellKnownDocument(
       entries.set(route, entry);
       paidEndpoints.push(entry);
     } else {
-      const facts = concrete.find((c) => c.route === route)!;
-      if (placed.has(facts)) continue;
+      const facts = concrete.find((c) => c.route === route);
+      // An unlisted route has no entry of its own (its price pattern, if any, is listed above).
+      if (!facts || placed.has(facts)) continue;
       paidEndpoints.push({
         pattern: facts.templatePath,
         method: facts.method,

@@ -72,6 +72,12 @@ export interface RouteDiscovery {
   category?: string;
   keywords?: string[];
   operationId?: string;
+  /**
+   * Default true. An unlisted route is sold and described in OpenAPI like any other, but left out
+   * of the catalog and of the well-known document's `resources` (a price pattern covering it stays
+   * listed): for a contract that prices a path without listing it.
+   */
+  listed?: boolean;
   /** zod schemas of the request parts and the 200 body. */
   input?: {
     pathParams?: unknown;

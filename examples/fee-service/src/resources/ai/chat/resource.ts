@@ -1,25 +1,69 @@
 import * as z from 'zod';
-import { defineResource } from '../../kit';
-import { PlannedBodySchema, PRICE_0_01 } from '../../shared/planned';
+import { answerQuestion } from '../../../analysis/chat/answer';
+import { createKnowledgeIndex, type KnowledgeIndex } from '../../../analysis/chat/retrieve';
+import { writeProse } from '../../../capabilities/language-model/prose';
+import { defineResource, type ResourceRefusal } from '../../kit';
+import { PRICE_0_01 } from '../../shared/planned';
+import { AI_ERROR_CODES, aiAnswer, aiRateLimit, readMarket, requireSnapshot } from '../shared/answer';
+import { ChatBodySchema } from './schema';
 
-/** GET /api/v1/ai/chat — Bitcoin knowledge chatbot. Not built yet: published paused. */
+export const CHAT_ALGORITHM = 'chat-v1';
+/** Longest question accepted, characters. */
+export const MAX_QUESTION_LENGTH = 500;
+
+let index: KnowledgeIndex | undefined;
+/** The knowledge base's index, built on first use and shared (it never changes at run time). */
+export const knowledgeIndex = (): KnowledgeIndex => {
+  index ??= createKnowledgeIndex();
+  return index;
+};
+
+export const QuestionSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MAX_QUESTION_LENGTH, `must be at most ${MAX_QUESTION_LENGTH} characters`)
+  .describe('The question (1 to 500 characters)')
+  .meta({ examples: ['Why are fees high today?'] });
+
+const CHAT_ERRORS = {
+  out_of_domain: AI_ERROR_CODES.out_of_domain,
+  no_validated_snapshot: AI_ERROR_CODES.no_validated_snapshot,
+} as const;
+
+/**
+ * GET /api/v1/ai/chat?q= (0.01): answers from the project's knowledge base (MiniSearch) and the
+ * live figures of the validated snapshot, citing both. A question outside the domain is refused
+ * 422 before any challenge (docs/ai-resources.md#chat).
+ */
 export const chat = defineResource({
   method: 'GET',
   path: '/api/v1/ai/chat',
   description: 'Bitcoin knowledge chatbot',
   price: PRICE_0_01,
   discovery: { category: 'ai', keywords: ['bitcoin', 'chat', 'ai'], operationId: 'chat' },
-  input: {
-    queryParams: z.strictObject({
-      q: z
-        .string()
-        .min(1)
-        .max(500)
-        .describe('The question (1 to 500 characters)')
-        .meta({ examples: ['Why are fees high today?'] }),
-    }),
+  input: { queryParams: z.strictObject({ q: QuestionSchema }) },
+  output: ChatBodySchema,
+  errors: CHAT_ERRORS,
+  needs: ['snapshots'],
+  rateLimit: aiRateLimit,
+  precondition: requireSnapshot,
+  check(input): ResourceRefusal<keyof typeof CHAT_ERRORS> | undefined {
+    const retrieval = knowledgeIndex().retrieve(input.query.q);
+    return retrieval.inDomain ? undefined : { code: 'out_of_domain', message: retrieval.reason };
   },
-  output: PlannedBodySchema,
-  errors: {},
-  needs: ['snapshots', 'bitcoin'],
+  async handler({ input, capabilities, requestId, fail }) {
+    const read = readMarket(capabilities, requestId);
+    if ('error' in read) return read.error;
+    const outcome = answerQuestion({ question: input.query.q, index: knowledgeIndex(), market: read.market });
+    if (!outcome.ok) return fail('out_of_domain', outcome.reason);
+    const prose = await writeProse({
+      model: capabilities.languageModel,
+      subject: 'the answer to this question, citing entries as [id] and live figures as [live]',
+      question: input.query.q,
+      facts: outcome.facts,
+      deterministic: outcome.prose,
+    });
+    return aiAnswer({ reading: read.reading, algorithm: CHAT_ALGORITHM, facts: outcome.facts, prose });
+  },
 });

@@ -11,7 +11,7 @@ export type ChainReader = Pick<
   | 'fetchTransaction'
   | 'fetchTransactionHex'
   | 'fetchCpfp'
-  | 'fetchBlockSummary'
+  | 'fetchBlock'
   | 'fetchRecentBlocks'
   | 'fetchBlockHash'
   | 'fetchBlockTxSummaries'
@@ -72,8 +72,9 @@ export async function explainTransactionFacts(options: {
         descendants: { txid: string; fee: number; weight: number }[];
       }
     | undefined;
-  if (status.confirmed && status.block_hash) {
-    blockFeeRange = (await optional(reader.fetchBlockSummary(status.block_hash)))?.extras?.feeRange;
+  if (status.confirmed && status.block_height !== undefined) {
+    const [block] = await reader.fetchRecentBlocks(status.block_height);
+    blockFeeRange = block?.height === status.block_height ? block.extras?.feeRange : undefined;
   } else if (!status.confirmed) {
     const view = await optional(reader.fetchCpfp(txid));
     if (view) cpfp = { ancestors: view.ancestors ?? [], descendants: view.descendants ?? [] };
@@ -116,7 +117,7 @@ export async function explainBlockFacts(options: {
       await reader.fetchBlockHash(height);
     }
   } else {
-    height = (await reader.fetchBlockSummary(hashOrHeight)).height;
+    height = (await reader.fetchBlock(hashOrHeight)).height;
   }
   const blocks = await reader.fetchRecentBlocks(height);
   const block = blocks[0];

@@ -1,0 +1,165 @@
+import { btcToSats } from '../../../analysis/advice/amount';
+import { adviseFee } from '../../../analysis/advice/analyze';
+import { URGENCIES, URGENCY_HORIZON_BLOCKS, type Urgency } from '../../../analysis/advice/context-words';
+import { type AnalystToolbox, StepFailure, type StepOutput } from '../../../analysis/analyst/run';
+import { formatInt, formatRate, formatSats } from '../../../analysis/format';
+import type { FeeMarket } from '../../../analysis/market';
+import type { TransactionFacts } from '../../../analysis/transaction/analyze';
+import type { CapabilitySet } from '../../../capabilities';
+import { FeeServiceError } from '../../../domain/errors';
+import { decideSendWait } from '../../../domain/send-wait';
+import type { Observatory } from '../../../observatory/observatory';
+import { UpstreamNotFoundError } from '../../../upstreams/errors';
+import { explainBlockFacts, explainTransactionFacts, InconsistentUpstreamError } from '../shared/chain';
+import { EVIDENCE_WINDOW_HOURS, OBSERVATORY_SOURCE, observatoryOf, recentFloor } from '../shared/observatory';
+
+/** An upstream failure as a step failure: unknown target, or data unavailable. */
+function asStepFailure(error: unknown, what: string): never {
+  if (error instanceof UpstreamNotFoundError) throw new StepFailure('not_found', `${what} not found`);
+  if (error instanceof FeeServiceError || error instanceof InconsistentUpstreamError) {
+    throw new StepFailure('unavailable', `${what}: the upstream is unavailable (${error.message})`);
+  }
+  throw error;
+}
+
+function transactionSummary(facts: TransactionFacts): string {
+  const { fee, market, status, transaction } = facts;
+  const paid = fee
+    ? `pays ${formatSats(fee.fee_sat)} for ${formatInt(transaction.vsize)} vB (${formatRate(fee.fee_rate_sat_vb)})`
+    : `has an unknown fee (${formatInt(transaction.vsize)} vB)`;
+  const where = status.confirmed
+    ? `is confirmed with ${formatInt(status.confirmations)} confirmations`
+    : market?.would_confirm_next_block
+      ? 'is unconfirmed but pays enough for the next block now'
+      : market
+        ? `is unconfirmed and below today's next-block floor of ${formatRate(market.next_block_floor_sat_vb)}`
+        : 'is unconfirmed';
+  return `Transaction ${transaction.txid.slice(0, 16)}… ${paid} and ${where}.`;
+}
+
+function previewStep(market: FeeMarket): StepOutput {
+  const figures = decideSendWait({
+    tiers: market.tiers,
+    mempool: { count: market.mempool_count, vsize: market.mempool_vsize },
+  });
+  const { tiers } = market;
+  return {
+    summary: `Fastest ${formatRate(tiers.fastest)}, hour ${formatRate(tiers.hour)}, economy ${formatRate(tiers.economy)}; the mempool holds ${formatInt(market.mempool_vsize)} vB (${formatInt(market.projected_block_count)} blocks).`,
+    evidence: {
+      fee_rates_sat_vb: tiers,
+      mempool: figures.mempool,
+      potential_savings: figures.potential_savings,
+      next_block_floor_sat_vb: market.next_block_floor_sat_vb,
+    },
+  };
+}
+
+function decisionStep(market: FeeMarket): StepOutput {
+  const result = decideSendWait({
+    tiers: market.tiers,
+    mempool: { count: market.mempool_count, vsize: market.mempool_vsize },
+  });
+  const { sat_vb, percent } = result.potential_savings;
+  return {
+    summary:
+      result.decision === 'wait'
+        ? `send-wait-v1 says wait: a lower tier saves ${formatRate(sat_vb)} (${percent}% of the fastest rate).`
+        : `send-wait-v1 says send: waiting would save only ${formatRate(sat_vb)} (${percent}%).`,
+    evidence: {
+      decision: result.decision,
+      reason_codes: result.reason_codes,
+      potential_savings: result.potential_savings,
+    },
+  };
+}
+
+async function observatoryStep(observatory: Observatory): Promise<StepOutput> {
+  const board = await observatory.scoreboard({ hours: EVIDENCE_WINDOW_HOURS });
+  const best = board.horizons
+    .map((target) => board.rows.find((r) => r.target === target && r.rank === 1))
+    .filter((r) => r !== undefined);
+  if (best.length === 0)
+    return {
+      summary: `The observatory has no scored estimates yet (${board.empty_reason ?? 'no data'}).`,
+      evidence: board,
+    };
+  return {
+    summary: `Over the last ${EVIDENCE_WINDOW_HOURS} hours the best-ranked estimators were ${best
+      .map((r) => `${r.source} at ${r.target} blocks (hit rate ${Math.round((r.hit_rate ?? 0) * 100)}%)`)
+      .join(', ')}.`,
+    evidence: { window: board.window, best },
+  };
+}
+
+/**
+ * The analyst's steps in this deployment, each running another resource's computation in
+ * process (so the analyst never pays itself). Steps whose capability is missing are left out and
+ * reported unavailable.
+ */
+export function analystToolbox(capabilities: CapabilitySet, market: FeeMarket): AnalystToolbox {
+  const mempool = capabilities.bitcoin?.mempool;
+  const observatory = observatoryOf(capabilities);
+  const toolbox: AnalystToolbox = {
+    preview: async () => previewStep(market),
+    decision: async () => decisionStep(market),
+    fee_advice: async (args) => {
+      const urgency = URGENCIES.includes(args.urgency as Urgency) ? (args.urgency as Urgency) : undefined;
+      const amountSat = args.amount_btc === undefined ? undefined : btcToSats(args.amount_btc);
+      if (amountSat === null)
+        throw new StepFailure('bad_input', `amount_btc ${args.amount_btc} is not a BTC amount`);
+      const probe = adviseFee({ market, ...(urgency ? { urgency } : {}) });
+      const source = OBSERVATORY_SOURCE[capabilities.bitcoin?.primary ?? 'mempool'];
+      const [floor, hit] = await Promise.all([
+        recentFloor(capabilities),
+        observatory
+          ?.hitRate(source, URGENCY_HORIZON_BLOCKS[probe.urgency], EVIDENCE_WINDOW_HOURS)
+          .catch(() => undefined),
+      ]);
+      const facts = adviseFee({
+        market,
+        ...(urgency ? { urgency } : {}),
+        ...(amountSat !== undefined ? { amountSat } : {}),
+        recentFloorSatVb: floor,
+        evidence: hit
+          ? {
+              source,
+              target: probe.horizon_blocks,
+              hit_rate: hit.hit_rate,
+              n: hit.n,
+              window_hours: EVIDENCE_WINDOW_HOURS,
+            }
+          : null,
+      });
+      return {
+        summary: `For ${facts.urgency} urgency pay ${formatRate(facts.recommended_fee_rate_sat_vb)}, about ${formatSats(facts.fee_sat)} for ${facts.assumed_vsize} vB; ${facts.decision === 'wait' ? 'consider waiting' : 'send now'}.`,
+        evidence: facts,
+      };
+    },
+  };
+  if (mempool) {
+    toolbox.explain_transaction = async (args) => {
+      const txid = (args.txid ?? '').toLowerCase();
+      if (!/^[0-9a-f]{64}$/.test(txid))
+        throw new StepFailure('bad_input', `txid ${args.txid} is not 64 hex characters`);
+      const facts = await explainTransactionFacts({ reader: mempool, txid, market }).catch((e) =>
+        asStepFailure(e, `transaction ${txid}`),
+      );
+      return { summary: transactionSummary(facts), evidence: facts };
+    };
+    toolbox.explain_block = async (args) => {
+      const ref = (args.hash_or_height ?? '').toLowerCase();
+      if (!/^(?:[0-9a-f]{64}|[0-9]{1,9})$/.test(ref))
+        throw new StepFailure('bad_input', `${args.hash_or_height} is not a block hash or height`);
+      const facts = await explainBlockFacts({ reader: mempool, hashOrHeight: ref, market }).catch((e) =>
+        asStepFailure(e, `block ${ref}`),
+      );
+      const rates = facts.fee_rates_sat_vb;
+      return {
+        summary: `Block ${formatInt(facts.block.height)}${facts.block.pool ? ` (${facts.block.pool})` : ''} is ${facts.block.fullness_percent}% full with fees of ${formatSats(facts.fees.total_fee_sat)}${rates ? ` and a median rate of ${formatRate(rates.p50)}` : ''}.`,
+        evidence: facts,
+      };
+    };
+  }
+  if (observatory) toolbox.observatory = () => observatoryStep(observatory);
+  return toolbox;
+}
