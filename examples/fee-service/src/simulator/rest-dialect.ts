@@ -122,6 +122,25 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
       txs.slice(start, start + TXS_PAGE).map((tx) => esploraTx(tx, place)),
     );
   }
+  match = /^\/api\/v1\/block\/([^/]+)\/summary$/.exec(path);
+  if (match) {
+    // mempool.space's compact view of a block's transactions (its block overview reads it).
+    const hash = match[1]!;
+    if (!HEX64.test(hash)) return send(res, 400, 'Invalid hex string');
+    const block = model.findBlock(hash);
+    if (!block || (block.txs.length === 0 && block.txCount > 1)) return send(res, 404, 'Block not found');
+    return send(
+      res,
+      200,
+      model.blockTransactions(block).map((tx) => ({
+        txid: tx.txid,
+        fee: tx.fee,
+        vsize: tx.vsize,
+        value: Number(tx.outputs.reduce((sum, o) => sum + o.value, 0n)),
+        rate: tx.vsize === 0 ? 0 : Math.round((tx.fee / tx.vsize) * 1000) / 1000,
+      })),
+    );
+  }
   match = /^\/api\/block-height\/(\d+)$/.exec(path);
   if (match) {
     const block = model.blockByHeight(Number(match[1]));

@@ -111,11 +111,18 @@ function toolCalls(request: RecordedModelRequest['body']) {
   const tools = request.tools ?? [];
   const wanted = tools.filter((t) => question.includes(t.function.name.replace(/_/g, ' ')));
   const chosen = wanted.length > 0 ? wanted : tools.slice(0, 1);
-  return chosen.map((t, i) => ({
-    id: `call_${i}_${t.function.name}`,
-    type: 'function',
-    function: { name: t.function.name, arguments: '{}' },
-  }));
+  // Required string arguments (a txid, a block) are filled from a 64-hex the question holds.
+  const target = /\b[0-9a-f]{64}\b/i.exec(question)?.[0];
+  return chosen.map((t, i) => {
+    const required = ((t.function.parameters as { required?: string[] } | undefined)?.required ??
+      []) as string[];
+    const args = Object.fromEntries(required.map((name) => [name, target ?? '']));
+    return {
+      id: `call_${i}_${t.function.name}`,
+      type: 'function',
+      function: { name: t.function.name, arguments: JSON.stringify(args) },
+    };
+  });
 }
 
 function answer(

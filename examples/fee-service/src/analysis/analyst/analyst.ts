@@ -152,7 +152,15 @@ export async function answerAnalystQuestion(options: {
         return report.status === 'ok' ? report.evidence : { status: report.status, message: report.summary };
       },
     });
-    const verdict = concludeReport(modelSteps);
+    // A target the model made up (not found, malformed) is its mistake, not the client's: the
+    // step is reported failed and the report stands on the others.
+    const verdict = concludeReport(
+      modelSteps.map((s) =>
+        !targets.includes(s) && (s.status === 'not_found' || s.status === 'bad_input')
+          ? { ...s, status: 'failed' as const }
+          : s,
+      ),
+    );
     if (verdict.kind !== 'report') {
       throw new ModelFailure('empty_response', 'the model’s steps produced no evidence');
     }
