@@ -7,6 +7,8 @@ import type { MachineInfo } from './lib/machine';
 import { SERVER_NODE_FLAGS } from './lib/server-process';
 import { fmt, fmtRatio, fmtSpread, median, type Spread, spread } from './lib/stats';
 import { type MicroResult, type MicroSectionResult, PAID_OPS, PAID_WARMUP_OPS } from './micro';
+import type { AiSectionResult } from './ai';
+import { aiTarget, renderAiSection } from './ai-report';
 import type { ObservatorySectionResult } from './observatory';
 import { observatoryTarget, renderObservatorySection } from './observatory-report';
 import type { ProfiledCase, ProfileSectionResult } from './profile';
@@ -26,6 +28,7 @@ export interface BenchReport {
   devnet?: DevnetSectionResult;
   profile?: ProfileSectionResult;
   observatory?: ObservatorySectionResult;
+  ai?: AiSectionResult;
   /** Sections not run this time, kept from the run that measured them (`--only`). */
   carried?: Partial<Record<string, { startedAt: string; quick: boolean }>>;
 }
@@ -242,6 +245,7 @@ function targets(r: BenchReport): TargetRow[] {
     });
   }
   rows.push(observatoryTarget(r.observatory));
+  rows.push(aiTarget(r.ai));
   return rows;
 }
 
@@ -449,6 +453,7 @@ export function renderReport(r: BenchReport): string {
     );
   }
   if (r.observatory) out.push(...renderObservatorySection(r.observatory));
+  if (r.ai) out.push(...renderAiSection(r.ai));
   out.push(
     '## Running it',
     '',
@@ -458,6 +463,7 @@ export function renderReport(r: BenchReport): string {
     'npm run bench -- --quick         # short development run',
     'npm run bench -- --only=http,micro --rounds=9 --duration=5',
     'npm run bench -- --only=observatory   # the fee observatory alone; other sections kept from the last run',
+    'npm run bench -- --only=ai            # the AI answers alone; other sections kept from the last run',
     'npm run bench -- --help',
     '```',
     '',

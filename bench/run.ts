@@ -11,6 +11,7 @@ import { describeMachine, sampleLoad } from './lib/machine';
 import { benchChallenge, benchPayers, signPaymentPool } from './lib/payments';
 import type { ServerProcess } from './lib/server-process';
 import { paidOpsNeeded, runMicroSection } from './micro';
+import { runAiSection } from './ai';
 import { runObservatorySection } from './observatory';
 import { runProfileSection } from './profile';
 import { type BenchReport, renderReport } from './report';
@@ -118,6 +119,11 @@ try {
   if (wants('observatory')) {
     log('fee observatory');
     report.observatory = await runObservatorySection(config, log);
+    writePartial();
+  }
+  if (wants('ai')) {
+    log('AI answers');
+    report.ai = await runAiSection(config, log);
   }
 } finally {
   await stopServers();

@@ -2,8 +2,8 @@
 // runs, fewer rounds, small pools. Every setting can be overridden one by one.
 import { parseArgs } from 'node:util';
 
-export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile' | 'observatory';
-export const SECTIONS: readonly Section[] = ['http', 'micro', 'devnet', 'scaling', 'profile', 'observatory'];
+export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile' | 'observatory' | 'ai';
+export const SECTIONS: readonly Section[] = ['http', 'micro', 'devnet', 'scaling', 'profile', 'observatory', 'ai'];
 
 export interface BenchConfig {
   quick: boolean;
@@ -51,6 +51,8 @@ const HELP = `npm run bench -- [options]
   --only=observatory      the fee observatory alone (scoreboard over 10^4..10^6 estimates, the
                           recorder per poll); a run of some sections keeps the other sections'
                           results of the previous run (from the saved JSON) and says so
+  --only=ai               the AI resources' deterministic answers alone (CPU per answer on the
+                          simulator's data); other sections kept from the last run
   --out=PATH              report path (default docs/benchmarks.md); --no-write to print only; the
                           run's results are saved beside it as JSON (docs/benchmarks.json)
   --render=PATH           no run: render the report again from saved results (after a change to

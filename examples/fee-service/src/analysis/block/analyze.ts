@@ -122,7 +122,9 @@ function recentFacts(block: BlockSummaryInput, previous: BlockSummaryInput[]): B
   };
 }
 
-function notableFacts(txs: readonly BlockTxInput[] | undefined): BlockFacts['notable'] {
+function notableFacts(all: readonly BlockTxInput[] | undefined): BlockFacts['notable'] {
+  // An entry without a size or with a negative fee is not a transaction we can rank.
+  const txs = all?.filter((tx) => tx.vsize > 0 && tx.fee >= 0);
   if (!txs || txs.length === 0) return null;
   const withRate = (tx: BlockTxInput) => ({ ...tx, fee_rate_sat_vb: feeRate(tx.fee, tx.vsize) });
   let highestFee = txs[0]!;
