@@ -23,7 +23,9 @@ const TXID = '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b';
 const PAID_PATHS: ReadonlyArray<readonly [method: string, path: string]> = [
   ...RESOURCES.filter(isPaid).map((resource) => {
     const path = resource.path.replace(':txid', TXID).replace(':hash_or_height', '170000');
-    return [resource.method, path.endsWith('/ai/chat') ? `${path}?q=why` : path] as const;
+    // The question must be in the chat's and the analyst's domain, or they refuse it with 422.
+    const question = path.endsWith('/ai/chat') || path.endsWith('/analyst');
+    return [resource.method, question ? `${path}?q=why%20are%20fees%20high` : path] as const;
   }),
   ['GET', '/api/v1/ai/anything-else'],
   ['GET', '/api/v1/fees/observatory/anything-else'],
