@@ -10,7 +10,9 @@ export function aiTarget(result: AiSectionResult | undefined): {
 } {
   const target = 'AI answers, deterministic: ≤ 5 ms of CPU each (analyst ≤ 25 ms) on the simulator’s data';
   if (!result) return { target, figure: 'n/a', verdict: 'not measured' };
-  const worst = result.cases.filter((c) => c.id !== 'analyst').sort((a, b) => b.cpuMs.median - a.cpuMs.median)[0]!;
+  const worst = result.cases
+    .filter((c) => c.id !== 'analyst')
+    .sort((a, b) => b.cpuMs.median - a.cpuMs.median)[0]!;
   const analyst = result.cases.find((c) => c.id === 'analyst')!;
   const ok = result.cases.every((c) => c.cpuMs.median <= c.targetMs);
   return {
@@ -31,7 +33,8 @@ export function renderAiSection(result: AiSectionResult): string[] {
     '| Answer | CPU per answer | Target | Answer size |',
     '|---|---:|---:|---:|',
     ...result.cases.map(
-      (c) => `| ${c.label} | ${fmtSpread(c.cpuMs, 3, ' ms')} | ≤ ${c.targetMs} ms | ${fmt(c.bytes / 1024, 1)} KiB |`,
+      (c) =>
+        `| ${c.label} | ${fmtSpread(c.cpuMs, 3, ' ms')} | ≤ ${c.targetMs} ms | ${fmt(c.bytes / 1024, 1)} KiB |`,
     ),
     '',
     'The block explainer reads the block summary of every transaction (notable transactions) and the 14 blocks before it; the chat searches the MiniSearch index built once per process; the analyst runs its steps one after another in process (the explainer step included), so it costs about the sum of theirs.',

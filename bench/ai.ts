@@ -71,7 +71,10 @@ function replayReader(texts: Map<string, string>): ChainReader {
   } as ChainReader;
 }
 
-export async function runAiSection(config: BenchConfig, log: (line: string) => void): Promise<AiSectionResult> {
+export async function runAiSection(
+  config: BenchConfig,
+  log: (line: string) => void,
+): Promise<AiSectionResult> {
   const seed = 11;
   const simulator = await startMempoolSimulator({ seed });
   try {
@@ -103,15 +106,50 @@ export async function runAiSection(config: BenchConfig, log: (line: string) => v
       record(`/api/v1/block/${hash}/summary`),
     ]);
     const tx = JSON.parse(texts.get(`/api/tx/${txid}`)!) as { vin: unknown[]; vout: unknown[] };
-    const blockTxCount = (JSON.parse(texts.get(`/api/v1/blocks/${height}`)!) as { tx_count: number }[])[0]!.tx_count;
-    const capabilities = { snapshots, bitcoin: { primary: 'mempool' as const, mempool: replayReader(texts) } };
+    const blockTxCount = (JSON.parse(texts.get(`/api/v1/blocks/${height}`)!) as { tx_count: number }[])[0]!
+      .tx_count;
+    const capabilities = {
+      snapshots,
+      bitcoin: { primary: 'mempool' as const, mempool: replayReader(texts) },
+    };
 
     const question = (q: string) => ({ q });
-    const cases: { id: string; label: string; resource: AnyResource; params?: object; query?: object; targetMs: number }[] = [
-      { id: 'transaction', label: `Transaction explainer (${tx.vin.length} in, ${tx.vout.length} out)`, resource: explainTransaction, params: { txid }, targetMs: AI_TARGET_MS },
-      { id: 'block', label: `Block explainer (${blockTxCount.toLocaleString('en-US')} transactions)`, resource: explainBlock, params: { hash_or_height: String(height) }, targetMs: AI_TARGET_MS },
-      { id: 'advice', label: 'Fee advice (urgency, amount, context)', resource: feeAdvice, query: { urgency: 'low', amount_btc: 0.005, context: 'utxo consolidation, taproot' }, targetMs: AI_TARGET_MS },
-      { id: 'chat', label: 'Chat (knowledge base + live figures)', resource: chat, query: question('How do I speed up a stuck transaction when fees are high?'), targetMs: AI_TARGET_MS },
+    const cases: {
+      id: string;
+      label: string;
+      resource: AnyResource;
+      params?: object;
+      query?: object;
+      targetMs: number;
+    }[] = [
+      {
+        id: 'transaction',
+        label: `Transaction explainer (${tx.vin.length} in, ${tx.vout.length} out)`,
+        resource: explainTransaction,
+        params: { txid },
+        targetMs: AI_TARGET_MS,
+      },
+      {
+        id: 'block',
+        label: `Block explainer (${blockTxCount.toLocaleString('en-US')} transactions)`,
+        resource: explainBlock,
+        params: { hash_or_height: String(height) },
+        targetMs: AI_TARGET_MS,
+      },
+      {
+        id: 'advice',
+        label: 'Fee advice (urgency, amount, context)',
+        resource: feeAdvice,
+        query: { urgency: 'low', amount_btc: 0.005, context: 'utxo consolidation, taproot' },
+        targetMs: AI_TARGET_MS,
+      },
+      {
+        id: 'chat',
+        label: 'Chat (knowledge base + live figures)',
+        resource: chat,
+        query: question('How do I speed up a stuck transaction when fees are high?'),
+        targetMs: AI_TARGET_MS,
+      },
       {
         id: 'analyst',
         label: 'Analyst (4 steps: transaction, preview, decision, fee advice)',

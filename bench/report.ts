@@ -1,5 +1,7 @@
 // Renders docs/benchmarks.md from one run's results: machine, method, tables, targets.
 import os from 'node:os';
+import type { AiSectionResult } from './ai';
+import { aiTarget, renderAiSection } from './ai-report';
 import type { DevnetSectionResult } from './devnet';
 import type { CaseResult, HttpSectionResult } from './http';
 import type { BenchConfig } from './lib/config';
@@ -7,8 +9,6 @@ import type { MachineInfo } from './lib/machine';
 import { SERVER_NODE_FLAGS } from './lib/server-process';
 import { fmt, fmtRatio, fmtSpread, median, type Spread, spread } from './lib/stats';
 import { type MicroResult, type MicroSectionResult, PAID_OPS, PAID_WARMUP_OPS } from './micro';
-import type { AiSectionResult } from './ai';
-import { aiTarget, renderAiSection } from './ai-report';
 import type { ObservatorySectionResult } from './observatory';
 import { observatoryTarget, renderObservatorySection } from './observatory-report';
 import type { ProfiledCase, ProfileSectionResult } from './profile';

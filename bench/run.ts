@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runAiSection } from './ai';
 import { runDevnetSection } from './devnet';
 import { runHttpSection } from './http';
 import { readConfig, SECTIONS } from './lib/config';
@@ -11,7 +12,6 @@ import { describeMachine, sampleLoad } from './lib/machine';
 import { benchChallenge, benchPayers, signPaymentPool } from './lib/payments';
 import type { ServerProcess } from './lib/server-process';
 import { paidOpsNeeded, runMicroSection } from './micro';
-import { runAiSection } from './ai';
 import { runObservatorySection } from './observatory';
 import { runProfileSection } from './profile';
 import { type BenchReport, renderReport } from './report';

@@ -3,7 +3,15 @@
 import { parseArgs } from 'node:util';
 
 export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile' | 'observatory' | 'ai';
-export const SECTIONS: readonly Section[] = ['http', 'micro', 'devnet', 'scaling', 'profile', 'observatory', 'ai'];
+export const SECTIONS: readonly Section[] = [
+  'http',
+  'micro',
+  'devnet',
+  'scaling',
+  'profile',
+  'observatory',
+  'ai',
+];
 
 export interface BenchConfig {
   quick: boolean;

@@ -132,7 +132,9 @@ export type CpfpWire = z.infer<typeof CpfpWire>;
  * to plain types (no per-item format checks, other fields stripped): a block has thousands of
  * entries and refinements per item cost more than the whole analysis (bench section 8).
  */
-export const BlockTxSummariesWire = z.array(z.object({ txid: z.string(), fee: z.number(), vsize: z.number() }));
+export const BlockTxSummariesWire = z.array(
+  z.object({ txid: z.string(), fee: z.number(), vsize: z.number() }),
+);
 export type BlockTxSummariesWire = z.infer<typeof BlockTxSummariesWire>;
 
 /** Esplora `/fee-estimates`: confirmation target (string) → rate. */
