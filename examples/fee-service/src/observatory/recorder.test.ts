@@ -174,6 +174,30 @@ describe('recorder', () => {
     ]);
   });
 
+  it('records the time nobody recorded as a gap of the recorder itself when it starts again', async () => {
+    const { history, chain, sources, recorder, observatory, advance } = await setup({ s: { 1: 5 } });
+    await recorder.tick();
+    await recorder.stop();
+    advance(45 * 60_000); // the service was down for 45 minutes
+    let clock = T0 + 45 * 60_000;
+    const restarted = createRecorder({ history, chain, sources, backfillBlocks: 1, now: () => clock });
+    expect((await restarted.tick()).role).toBe('recorder');
+    clock += 60_000;
+    const page = await observatory.estimates({ since: T0, until: clock + 1, limit: 10 });
+    expect(page.rows.map((r) => r.observed_at)).toEqual([
+      new Date(T0).toISOString(),
+      new Date(T0 + 45 * 60_000).toISOString(),
+    ]);
+    expect(page.gaps).toEqual([
+      {
+        source: '*',
+        from: new Date(T0).toISOString(),
+        to: new Date(T0 + 45 * 60_000).toISOString(),
+        reason: 'recorder_not_running',
+      },
+    ]);
+  });
+
   it('lets only the lease holder record; the other instance follows and takes over when it stops', async () => {
     const { history, chain, sources, recorder } = await setup({ s: { 1: 5 } });
     let clock = T0;
