@@ -1,4 +1,5 @@
 export * from './builders';
+export * from './chain';
 export * from './constants';
 export * from './derived';
 export * from './errors';

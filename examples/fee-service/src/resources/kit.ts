@@ -16,6 +16,8 @@ import type { NamedRateLimit, RouteContext, RouteResult } from '../http/types';
 /** The deployment a declaration is published into. */
 export interface ResourceEnvironment {
   config: ServiceConfig;
+  /** The canonical base URL resources are published under (PUBLIC_BASE_URL, else where it listens). */
+  baseUrl: string;
   /** The capabilities this deployment has (absent ones are undefined). */
   capabilities: CapabilitySet;
   /** FeePreview / FeeDecision schemas with this deployment's constant labels. */

@@ -25,6 +25,7 @@ export function buildTestEnvironment(
 ): ResourceEnvironment {
   return {
     config: loadConfig({ PROFILE: options.profile ?? 'local', ...options.env }),
+    baseUrl: 'http://127.0.0.1:3000',
     capabilities: options.capabilities ?? {},
     schemas: createFeeSchemas(),
   };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { subsidyAt } from '../domain/chain';
 import { createPrng, type Prng } from './prng';
 import { SCENARIOS, type ScenarioName, type ScenarioParameters } from './scenarios';
 import { drawShape, type Material, type TxShape } from './transactions';
@@ -71,11 +72,7 @@ const POOLS = [
 const ceil3 = (x: number) => Math.ceil(x * 1000 - 1e-6) / 1000;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Block subsidy in sats: 50 BTC halved every 210,000 blocks. */
-export function subsidyAt(height: number): number {
-  const halvings = Math.floor(height / 210_000);
-  return halvings >= 64 ? 0 : Math.floor(5_000_000_000 / 2 ** halvings);
-}
+export { subsidyAt };
 
 /** Rate at a fraction of the vsize of a list sorted by rate descending. */
 function rateAtVsizeFraction(sortedDesc: readonly SimTx[], fraction: number): number {

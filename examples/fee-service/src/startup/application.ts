@@ -78,6 +78,7 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
   const primary = capabilities.bitcoin[capabilities.bitcoin.primary]!;
   const env: ResourceEnvironment = {
     config,
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
     capabilities,
     schemas: createFeeSchemas({
       snapshotSchema: primary.snapshotSchema,

@@ -135,7 +135,7 @@ describe('Bitcoin Core adapter against the simulator', () => {
     const spend = faucetSpend(sim.model, { output: 7 });
     const [result] = await core.testMempoolAccept([spend.hex]);
     expect(result).toMatchObject({ txid: spend.txid, allowed: true, vsize: 110, fees: { base: 0.00002 } });
-    expect(sim.model.findTx(result!.txid)).toBeUndefined();
+    expect(sim.model.findTx(result!.txid!)).toBeUndefined();
     const [missing] = await core.testMempoolAccept([buildRawTx({ inputTxidByte: 0x61 })]);
     expect(missing).toMatchObject({ allowed: false, 'reject-reason': 'missing-inputs' });
     await core.sendRawTransaction(spend.hex);

@@ -67,6 +67,29 @@ const BlockStatsWire = z.looseObject({
 });
 export type BlockStats = z.infer<typeof BlockStatsWire>;
 
+const BlockTemplateWire = z.looseObject({
+  height: z.number().int().min(0),
+  previousblockhash: z.string(),
+  coinbasevalue: z.number().int().min(0),
+  curtime: z.number().int(),
+  transactions: z.array(
+    z.looseObject({
+      txid: z.string().regex(/^[0-9a-f]{64}$/),
+      hash: z.string().optional(),
+      fee: z.number().int().min(0),
+      weight: z.number().int().min(1),
+      depends: z.array(z.number().int()).optional(),
+    }),
+  ),
+});
+export type BlockTemplate = z.infer<typeof BlockTemplateWire>;
+
+const BlockHeaderWire = z.looseObject({
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  height: z.number().int().min(0),
+  time: z.number().int(),
+});
+
 /** A smart fee estimate in sat/vB, or why there is none. */
 export interface SmartFeeEstimate {
   /** sat/vB (BTC/kvB × 100,000, exact), undefined when Core has no estimate. */
@@ -77,7 +100,7 @@ export interface SmartFeeEstimate {
 }
 
 export interface TestMempoolAcceptResult {
-  txid: string;
+  txid?: string;
   wtxid?: string;
   allowed?: boolean;
   'reject-reason'?: string;
@@ -240,17 +263,38 @@ export function createBitcoinCoreClient(options: BitcoinCoreClientOptions) {
     getBlockCount: () => rpc('getblockcount', [], z.number().int().min(0)),
     /** getblockhash height. */
     getBlockHash: (height: number) => rpc('getblockhash', [height], z.string().regex(/^[0-9a-f]{64}$/)),
-    /** getblocktemplate (segwit rules). */
-    getBlockTemplate: () =>
-      rpc('getblocktemplate', [{ rules: ['segwit'] }], z.looseObject({ height: z.number() })),
-    /** testmempoolaccept [hex…]. */
-    testMempoolAccept: (hexes: string[]) =>
-      rpc('testmempoolaccept', [hexes], z.array(z.looseObject({ txid: z.string() }))) as Promise<
-        TestMempoolAcceptResult[]
-      >,
-    /** sendrawtransaction hex. Never retried. @throws BroadcastRejectedError */
-    sendRawTransaction: async (hex: string): Promise<{ txid: string }> => ({
-      txid: await rpc('sendrawtransaction', [hex], z.string().regex(/^[0-9a-f]{64}$/), 1),
+    /** getblocktemplate (segwit rules): the next block Core would mine, with its transactions. */
+    getBlockTemplate: () => rpc('getblocktemplate', [{ rules: ['segwit'] }], BlockTemplateWire),
+    /** getbestblockhash then getblockheader: the tip's height, hash and time. */
+    getTip: async () => {
+      const hash = await rpc('getbestblockhash', [], z.string().regex(/^[0-9a-f]{64}$/));
+      return rpc('getblockheader', [hash], BlockHeaderWire);
+    },
+    /**
+     * testmempoolaccept [hex…] (maxfeerate in BTC/kvB; 0 lifts Core's limit). Never retried.
+     * @throws CoreRpcError (-22 when a transaction cannot be decoded, -28 while warming up)
+     */
+    testMempoolAccept: (hexes: string[], options: { maxFeeRateBtcPerKvb?: number } = {}) =>
+      rpc(
+        'testmempoolaccept',
+        options.maxFeeRateBtcPerKvb === undefined ? [hexes] : [hexes, options.maxFeeRateBtcPerKvb],
+        z.array(z.looseObject({ txid: z.string().optional() })),
+        1,
+      ) as Promise<TestMempoolAcceptResult[]>,
+    /**
+     * sendrawtransaction hex [maxfeerate] (BTC/kvB; 0 lifts Core's 0.10 limit). Never retried.
+     * @throws BroadcastRejectedError
+     */
+    sendRawTransaction: async (
+      hex: string,
+      options: { maxFeeRateBtcPerKvb?: number } = {},
+    ): Promise<{ txid: string }> => ({
+      txid: await rpc(
+        'sendrawtransaction',
+        options.maxFeeRateBtcPerKvb === undefined ? [hex] : [hex, options.maxFeeRateBtcPerKvb],
+        z.string().regex(/^[0-9a-f]{64}$/),
+        1,
+      ),
     }),
     /** Alias used by the broadcast resource, same as {@link sendRawTransaction}. */
     broadcastTransaction: async (hex: string): Promise<{ txid: string }> => ({

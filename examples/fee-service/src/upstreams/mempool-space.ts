@@ -20,6 +20,8 @@ import {
   parseIntegerBody,
   parseJsonBody,
   parseRawHexBody,
+  RecentTransactionsWire,
+  type RecentTransactionWire,
   type RecommendedFeesWire as RecommendedFees,
   RecommendedFeesWire,
 } from './wire';
@@ -133,6 +135,11 @@ export function createMempoolSpaceClient(options: MempoolSpaceClientOptions = {}
       const path = `/api/block-height/${height}`;
       return parseHashBody(call(path), (await http.request({ path })).text);
     },
+    /** GET /api/mempool/recent: the last 10 transactions to enter the mempool. */
+    fetchRecentTransactions: (): Promise<RecentTransactionWire[]> =>
+      getJson('/api/mempool/recent', (t) =>
+        parseJsonBody(call('/api/mempool/recent'), t, RecentTransactionsWire),
+      ),
     /** GET /api/tx/:txid. @throws UpstreamNotFoundError (`Transaction not found`) */
     fetchTransaction: (txid: string): Promise<EsploraTx> => {
       const path = `/api/tx/${encodeURIComponent(txid)}`;

@@ -136,6 +136,15 @@ export const BlockTxSummariesWire = z.array(
   z.object({ txid: z.string(), fee: z.number(), vsize: z.number() }),
 );
 export type BlockTxSummariesWire = z.infer<typeof BlockTxSummariesWire>;
+/** Esplora `/mempool/recent`: the last transactions to enter the mempool. */
+export const RecentTransactionWire = z.looseObject({
+  txid: z.string().regex(/^[0-9a-f]{64}$/),
+  fee: int,
+  vsize: z.number().min(1),
+  value: int,
+});
+export type RecentTransactionWire = z.infer<typeof RecentTransactionWire>;
+export const RecentTransactionsWire = z.array(RecentTransactionWire);
 
 /** Esplora `/fee-estimates`: confirmation target (string) → rate. */
 export const FeeEstimatesWire = z.record(z.string().regex(/^\d+$/), z.number());

@@ -1,7 +1,18 @@
 import { defineResource } from '../../kit';
-import { PlannedBodySchema, PRICE_0_005 } from '../../shared/planned';
+import { createCachedReading, freshnessOf, NoReadingError } from '../../shared/cached-reading';
+import { PRICE_0_005 } from '../../shared/planned';
+import { buildFeeLandscape } from './build';
+import { fetchLandscapeData } from './data';
+import { FeeLandscapeSchema } from './schema';
 
-/** GET /api/v1/fees/landscape — complete fee landscape analysis. */
+/**
+ * GET /api/v1/fees/landscape (0.005 USDC): every configured estimator's tiers side by side with
+ * their spread, the mempool's histogram as bands, the projected blocks, the last blocks' fee
+ * percentiles and trend, a named fee environment, the send-wait-v1 signal and what a 140 vB and a
+ * 1,000 vB transaction cost per tier (docs/fee-service-contract.md#get-apiv1feeslandscape).
+ * Read on demand and kept 10 s; a failed refresh serves the last reading up to 120 s old, marked
+ * stale; past that, 503 and nothing is charged.
+ */
 export const feeLandscape = defineResource({
   method: 'GET',
   path: '/api/v1/fees/landscape',
@@ -12,7 +23,46 @@ export const feeLandscape = defineResource({
     keywords: ['bitcoin', 'fees', 'landscape', 'analysis'],
     operationId: 'getFeeLandscape',
   },
-  output: PlannedBodySchema,
-  errors: {},
+  output: FeeLandscapeSchema,
+  errors: {
+    upstream_unavailable: {
+      status: 503,
+      retryable: true,
+      description:
+        'The Bitcoin upstream did not answer, or answered figures that break the snapshot rules; nothing was charged.',
+    },
+  },
   needs: ['bitcoin'],
+  unavailable: (capabilities) =>
+    capabilities.bitcoin?.mempool
+      ? undefined
+      : 'needs a mempool.space upstream (MEMPOOL_URL): the histogram, the projected blocks and the recent blocks come from it',
+  createHandler(env) {
+    const { bitcoin, snapshots } = env.capabilities;
+    const reading = createCachedReading({ fetch: () => fetchLandscapeData(bitcoin!) });
+    return async ({ fail }) => {
+      let current: Awaited<ReturnType<typeof reading.read>>;
+      try {
+        current = await reading.read();
+      } catch (error) {
+        if (!(error instanceof NoReadingError)) throw error;
+        return fail(
+          'upstream_unavailable',
+          `no landscape reading recent enough to serve: ${String((error.cause as Error)?.message ?? error.cause)}`,
+          {
+            'retry-after': '10',
+          },
+        );
+      }
+      const freshness = freshnessOf(current, Date.now(), {
+        tipHeight: current.value.tip_height,
+        newestTip: snapshots?.latest()?.tip_height ?? undefined,
+      });
+      return {
+        status: 200,
+        headers: { 'cache-control': 'no-store' },
+        body: buildFeeLandscape(current, freshness),
+      };
+    };
+  },
 });

@@ -1,0 +1,141 @@
+import { ALGORITHM_VERSION } from '../../../domain/constants';
+import { feeForVsize } from '../../../domain/fee-math';
+import { decideSendWait } from '../../../domain/send-wait';
+import { type FeeTiers, TIER_NAMES, type TierName } from '../../../domain/types';
+import type { Reading } from '../../shared/cached-reading';
+import { TIER_TARGETS } from '../../shared/chain-sources';
+import { percentilesFromRange } from '../../shared/provenance';
+import type { LandscapeData } from './data';
+import { BAND_EDGES, nameEnvironment, trendOf } from './environment';
+import type { FeeLandscape } from './schema';
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Each tier across the available sources, with the spread of their quotes. */
+function compareTiers(data: LandscapeData) {
+  const available = data.sources.filter((s) => s.status === 'ok');
+  return TIER_NAMES.map((tier) => {
+    const quotes = available.map((s) => ({ source: s.source, rate_sat_vb: s.tiers[tier] }));
+    const rates = quotes.map((q) => q.rate_sat_vb);
+    const low = Math.min(...rates);
+    const high = Math.max(...rates);
+    return {
+      tier,
+      target_blocks: tier === 'minimum' ? null : TIER_TARGETS[tier as Exclude<TierName, 'minimum'>],
+      quotes,
+      low_sat_vb: low,
+      high_sat_vb: high,
+      spread_sat_vb: round3(high - low),
+      spread_percent: high === 0 ? 0 : round1((100 * (high - low)) / high),
+    };
+  });
+}
+
+/**
+ * The histogram as bands: each upstream bucket ([rate, vsize], labelled by its lowest rate) goes
+ * to the band holding its rate; counts are the band's vsize at the mean transaction size, with the
+ * rounding remainder given to the largest bands so they add up to the mempool's count.
+ */
+export function histogramBands(mempool: LandscapeData['mempool']) {
+  const vsizes = new Array<number>(BAND_EDGES.length).fill(0);
+  for (const [rate, vsize] of mempool.histogram) {
+    let band = 0;
+    while (band + 1 < BAND_EDGES.length && rate >= BAND_EDGES[band + 1]!) band += 1;
+    vsizes[band] = vsizes[band]! + vsize;
+  }
+  const totalVsize = vsizes.reduce((a, b) => a + b, 0);
+  const exact = vsizes.map((v) => (totalVsize === 0 ? 0 : (v * mempool.count) / totalVsize));
+  const counts = exact.map(Math.floor);
+  let remainder = mempool.count - counts.reduce((a, b) => a + b, 0);
+  const byFraction = exact
+    .map((x, i) => ({ i, f: x - Math.floor(x) }))
+    .sort((a, b) => b.f - a.f || a.i - b.i);
+  for (const { i } of byFraction) {
+    if (remainder <= 0) break;
+    if (vsizes[i] === 0) continue;
+    counts[i] = counts[i]! + 1;
+    remainder -= 1;
+  }
+  const bands = [];
+  for (let i = BAND_EDGES.length - 1; i >= 0; i -= 1) {
+    if (vsizes[i] === 0) continue;
+    bands.push({
+      min_sat_vb: BAND_EDGES[i]!,
+      max_sat_vb: i + 1 < BAND_EDGES.length ? BAND_EDGES[i + 1]! : null,
+      vsize: vsizes[i]!,
+      transaction_count: counts[i]!,
+    });
+  }
+  return { bands, counts: 'estimated_from_mean_vsize' as const };
+}
+
+/**
+ * Builds the landscape body from a reading; pure, so the same reading, age and staleness always
+ * give the same bytes. The signal and the costs use mempool.space's tiers (the primary source).
+ */
+export function buildFeeLandscape(
+  reading: Reading<LandscapeData>,
+  freshness: { age_seconds: number; stale: boolean },
+): FeeLandscape {
+  const data = reading.value;
+  const primary = data.sources.find((s) => s.source === 'mempool.space');
+  if (primary?.status !== 'ok') throw new TypeError('a landscape reading always has the mempool.space quote');
+  const tiers: FeeTiers = primary.tiers;
+  const signal = decideSendWait({ tiers, mempool: { count: data.mempool.count, vsize: data.mempool.vsize } });
+  const recent = data.recent_blocks.map((block) => ({
+    height: block.height,
+    time: new Date(block.time * 1000).toISOString(),
+    transaction_count: block.tx_count,
+    total_fees_sat: block.total_fees,
+    fee_rates_sat_vb: percentilesFromRange(block.fee_range),
+  }));
+  const trend = trendOf(recent.map((block) => block.fee_rates_sat_vb.p50));
+  return {
+    data: {
+      tip_height: data.tip_height,
+      sources: data.sources,
+      tiers: compareTiers(data),
+      mempool: { ...signal.mempool, total_fee_sat: data.mempool.total_fee },
+      histogram: histogramBands(data.mempool),
+      projected_blocks: data.projected_blocks.map((block, index) => ({
+        index,
+        vsize: Math.round(block.block_vsize),
+        transaction_count: block.n_tx,
+        total_fees_sat: Math.round(block.total_fees),
+        median_fee_rate_sat_vb: round3(block.median_fee),
+        min_fee_rate_sat_vb: round3(block.fee_range[0] ?? block.median_fee),
+        max_fee_rate_sat_vb: round3(block.fee_range.at(-1) ?? block.median_fee),
+      })),
+      recent_blocks: recent,
+      trend,
+      environment: nameEnvironment({
+        fastest: tiers.fastest,
+        projectedBlockCount: signal.mempool.projected_block_count,
+        recentMedian: trend.recent_median_sat_vb,
+      }),
+      send_wait: {
+        algorithm_version: ALGORITHM_VERSION,
+        decision: signal.decision,
+        reason_codes: signal.reason_codes,
+        potential_savings: signal.potential_savings,
+      },
+      costs: TIER_NAMES.map((tier) => ({
+        tier,
+        rate_sat_vb: tiers[tier],
+        fee_140_vbytes_sat: feeForVsize(tiers[tier], 140),
+        fee_1000_vbytes_sat: feeForVsize(tiers[tier], 1000),
+      })),
+    },
+    meta: {
+      snapshot_digest: reading.digest,
+      fetched_at: new Date(reading.fetchedAtMs).toISOString(),
+      age_seconds: freshness.age_seconds,
+      stale: freshness.stale,
+      sources: data.urls,
+      primary_source: 'mempool.space',
+      algorithm_version: ALGORITHM_VERSION,
+      environment_version: 'fee-environment-v1',
+    },
+  };
+}
