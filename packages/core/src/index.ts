@@ -9,6 +9,7 @@ export * from './gate/index';
 export * from './ledger/index';
 export * from './ledger/memory/index';
 export * from './node/index';
+export * from './paywall/index';
 export * from './protocol/index';
 export * from './routes/index';
 export * from './scheme';

@@ -98,6 +98,19 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     schemes: payments.schemes,
     facilitator: payments.facilitator,
     ledger: options.ledger,
+    // A browser opening a paid route gets a page that pays with its wallet (docs/paywall.md).
+    paywall: {
+      appName: 'Bitcoin fee service',
+      usdAssets: { [payments.terms.asset.toLowerCase()]: 6 },
+      ...(payments.devnet
+        ? {
+            // The devnet runs a public chain id: no explorer link, no public RPC to offer the wallet.
+            networks: {
+              [payments.terms.network]: { name: 'local devnet', explorerTxUrl: null, addChain: null },
+            },
+          }
+        : {}),
+    },
     logger: {
       warn: (fields, message) => logger.warn(fields, message),
       error: (fields, message) => logger.error(fields, message),

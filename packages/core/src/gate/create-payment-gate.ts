@@ -18,6 +18,8 @@ import {
   type LedgerStore,
   type StoredResponse,
 } from '../ledger/types';
+import { checkPaywallOptions, createBrowserPaywall } from '../paywall/create-browser-paywall';
+import type { PaywallOptions } from '../paywall/paywall-options';
 import { DEFAULT_MAX_PAYMENT_HEADER_BYTES, decodePaymentHeader, encodeHeader } from '../protocol/codec';
 import type {
   PaymentPayload,
@@ -95,6 +97,12 @@ export interface PaymentGateOptions {
    * application (when it serves other methods there for free).
    */
   otherMethods?: 'method-not-allowed' | 'pass';
+  /**
+   * Answer a browser with a page that pays with its wallet: a GET whose `Accept` names HTML and
+   * not JSON gets the 402 as an HTML page, with the same status and `PAYMENT-REQUIRED` header
+   * (docs/paywall.md). Machine clients are unaffected. Default false.
+   */
+  paywall?: boolean | PaywallOptions;
   /** How long entries are kept after their authorization expired, ms. Default 86 400 000. */
   retentionMs?: number;
   /** Identifies this process in ledger owners. Default: random. */
@@ -232,6 +240,7 @@ function checkGateOptions(options: PaymentGateOptions): string[] {
     problems.push('schemes needs at least one scheme server (e.g. createExactEvmScheme())');
   }
   if (options.routes === undefined || options.routes === null) problems.push('routes is required');
+  problems.push(...checkPaywallOptions(options.paywall));
   return problems;
 }
 
@@ -304,6 +313,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
   const facilitator = options.facilitator;
   const hooks = options.hooks ?? {};
   const otherMethods = options.otherMethods ?? 'method-not-allowed';
+  const paywall = options.paywall ? createBrowserPaywall(options.paywall) : undefined;
   const reconciler = createLedgerReconciler({
     ledger,
     schemes: options.schemes,
@@ -468,7 +478,10 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     const signature = request.header('payment-signature');
     const legacy = signature === undefined ? request.header('x-payment') : undefined;
     const value = signature ?? legacy;
-    if (value === undefined) return respond(challengeResponse(match, requestId, 'payment_required'));
+    if (value === undefined) {
+      const challenge = challengeResponse(match, requestId, 'payment_required');
+      return respond(paywall ? paywall.respond(request, challenge) : challenge);
+    }
     const headerName = signature !== undefined ? 'payment-signature' : 'x-payment';
 
     try {
