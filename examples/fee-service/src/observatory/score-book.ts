@@ -43,6 +43,8 @@ export interface ScoreBucket {
   overpaymentMsat: SparseHistogram;
   /** Tip heights of the judged estimates (height → count): their windows are the evidence. */
   tipHeights: Map<number, number>;
+  /** The histograms as packed arrays for fast adding; dropped when the bucket changes. */
+  packed?: { sats: PackedHistogram; msat: PackedHistogram };
 }
 
 /** A bucket as stored (JSON-friendly). */
@@ -194,6 +196,29 @@ function addBucketToDay(day: DayTotals, bucket: ScoreBucket, sign: 1 | -1): void
   day.windows = undefined;
 }
 
+/** A sparse histogram as two arrays: adding it is a tight loop, not a Map iteration. */
+interface PackedHistogram {
+  bins: Int32Array;
+  counts: Float64Array;
+}
+
+function pack(histogram: SparseHistogram): PackedHistogram {
+  const bins = new Int32Array(histogram.size);
+  const counts = new Float64Array(histogram.size);
+  let i = 0;
+  for (const [bin, count] of histogram) {
+    bins[i] = bin;
+    counts[i] = count;
+    i += 1;
+  }
+  return { bins, counts };
+}
+
+function addPacked(target: DenseHistogram, packed: PackedHistogram): void {
+  const { bins, counts } = packed;
+  for (let i = 0; i < bins.length; i += 1) target[bins[i]!] = target[bins[i]!]! + counts[i]!;
+}
+
 /** Scratch arrays of one scoreboard row (reused: a scoreboard allocates no histogram). */
 const scratchSats = denseHistogram();
 const scratchMsat = denseHistogram();
@@ -234,6 +259,7 @@ export class ScoreBook {
       bucket = emptyBucket(source, target, hour);
       row.hours.set(hour, bucket);
     }
+    bucket.packed = undefined;
     this.dirty.add(bucket);
     this.cache.clear();
     return { bucket, day: this.day(row, hour) };
@@ -361,8 +387,9 @@ function summarise(row: Row, fromHour: number, toHour: number): ScoreRow | undef
     n += bucket.n;
     hits += bucket.hits;
     overpays += bucket.overpays;
-    addSparse(scratchSats, bucket.overpaymentSats);
-    addSparse(scratchMsat, bucket.overpaymentMsat);
+    bucket.packed ??= { sats: pack(bucket.overpaymentSats), msat: pack(bucket.overpaymentMsat) };
+    addPacked(scratchSats, bucket.packed.sats);
+    addPacked(scratchMsat, bucket.packed.msat);
     for (const height of bucket.tipHeights.keys()) tipHeights.push(height);
   };
   const firstDay = Math.ceil(fromHour / HOURS_PER_DAY);
