@@ -22,7 +22,7 @@ export function observatoryTarget(result: ObservatorySectionResult | undefined):
     target,
     figure: `${fmt(largest.ms168.median, 2)} ms at ${fmt(largest.estimates)} estimates (168 h window), ${fmt(smallest.ms168.median, 2)} ms at ${fmt(smallest.estimates)}`,
     verdict: ok ? 'met' : 'missed',
-    why: `The scoreboard adds the day totals and the edge hours of its window (${fmt(largest.buckets)} hour buckets in the largest history), never the estimates: ${fmt(growth, 2)}× for ${fmt(largest.estimates / smallest.estimates)} times the estimates over the same week. What grows is the number of distinct overpayment bins an hour holds (its histogram fills up as more estimates land in it, up to 992 bins), so the cost is bounded by the window and the bins, not by the history; the target's "not growing" is judged as less than 2× over the range. Section 7.`,
+    why: `The scoreboard adds the dense day totals and the packed edge hours of its window (${fmt(largest.buckets)} hour buckets in the largest history), never the estimates: ${fmt(growth, 2)}× for ${fmt(largest.estimates / smallest.estimates)} times the estimates over the same week. Its cost is bounded by the window, the rows and the 992 histogram bins; "not growing" is judged as less than 2× over the range. Section 7.`,
   };
 }
 
