@@ -78,6 +78,23 @@ describe('decodePaymentHeader', () => {
     );
   });
 
+  /** The payload, grown by an extension until its header is exactly `length` characters (a multiple of 4). */
+  const headerOfLength = (length: number) => {
+    const bare = Buffer.byteLength(JSON.stringify({ ...payload, extensions: { pad: '' } }));
+    return encodeHeader({ ...payload, extensions: { pad: 'x'.repeat((length / 4) * 3 - bare) } });
+  };
+
+  it.each([
+    ['the default cap of 16 KiB', undefined, 16 * 1024],
+    ['a cap of 400', 400, 400],
+  ])('reads a header exactly as long as %s and refuses one character more', (_what, maxBytes, length) => {
+    const exact = headerOfLength(length);
+    expect(exact).toHaveLength(length);
+    const options = maxBytes === undefined ? {} : { maxBytes };
+    expect(decodePaymentHeader(exact, options)).toMatchObject({ x402Version: 2, accepted: payload.accepted });
+    expect(codeOf(() => decodePaymentHeader(`${exact}A`, options))).toBe('payment_header_too_large');
+  });
+
   it('rejects base64 that is not JSON', () => {
     expect(codeOf(() => decodePaymentHeader(Buffer.from('not json').toString('base64')))).toBe(
       'payment_header_invalid_json',
