@@ -141,7 +141,11 @@ describe('discovery beside the Express gate', () => {
     const decision = await supertest(service.app).get('/api/v1/fees/now');
     expect(decision.status).toBe(503);
     expect(decision.headers['payment-required']).toBeUndefined();
-    expect(await supertest(service.app).get('/api/v1/fees/preview').expect(200)).toBeTruthy();
+    // The free preview beside the paused decision is still served free, by its own handler.
+    const preview = await supertest(service.app).get('/api/v1/fees/preview');
+    expect(preview.status).toBe(200);
+    expect(preview.body).toEqual({ data: {}, meta: {} });
+    expect(preview.headers['payment-required']).toBeUndefined();
   });
 
   it('echoes a challenge’s bazaar extension into a form the official extractDiscoveryInfo accepts', async () => {

@@ -3,6 +3,7 @@
 // model server, every model failure falling back (charged once), and every refusal or failure
 // leaving the payer's balance where it was.
 import * as btc from '@scure/btc-signer';
+import { decodeHeaderJson, type SettleResponse } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
@@ -96,17 +97,27 @@ const PRICES = {
 
 describe('without a model', () => {
   it('the official x402 client pays all five and gets deterministic, schema-valid answers', async () => {
-    const { pay, balance } = payer(0);
+    const { address, pay, balance } = payer(0);
     const before = await balance();
+    const transactions = new Set<string>();
     for (const [name, path] of Object.entries(paths()) as [keyof typeof SCHEMAS, string][]) {
       const response = await pay(`${plain.url}${path}`);
       expect(response.status, name).toBe(200);
-      expect(response.headers.get('payment-response'), name).toBeTruthy();
+      const receipt = decodeHeaderJson(response.headers.get('payment-response') ?? '') as SettleResponse;
+      expect(receipt, name).toEqual({
+        success: true,
+        payer: address,
+        network: `eip155:${devnet.chainId}`,
+        transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        amount: String(PRICES[name]),
+      });
+      transactions.add(receipt.transaction);
       const body = SCHEMAS[name].parse(await response.json());
       expect(body.data.provider, name).toBe('deterministic');
       expect(body.meta.model).toEqual({ name: null, used: false, fallback: null });
       expect(body.data.prose.length, name).toBeGreaterThan(40);
     }
+    expect(transactions.size).toBe(5);
     const spent = Object.values(PRICES).reduce((a, b) => a + b, 0n);
     expect(before - (await balance())).toBe(spent);
   });
