@@ -30,6 +30,18 @@ describe('derived fee figures', () => {
     expect(feeForVsize(0.1, 141)).toBe(15);
     expect(feeForVsize(2.023, 140)).toBe(284);
     expect(feeForVsize(1, 140)).toBe(140);
+    // 0.1 sat/vB is not a binary fraction: 0.1 × 140 as doubles is 14.000000000000002.
+    expect(feeForVsize(0.1, 140)).toBe(14);
+    expect(feeForVsize(0.001, 1)).toBe(1);
+    expect(feeForVsize(0, 140)).toBe(0);
+  });
+
+  it('publishes the saving at 140 vB as the difference of the two fees each rounded up', () => {
+    // 1.001 × 140 = 140.14 → 141 and 0.999 × 140 = 139.86 → 140: 1 sat, where rounding the
+    // difference (0.28) would say 0 or 1 depending on the rule.
+    expect(potentialSavings(1.001, 0.999).at_140_vbytes_sat).toBe(1);
+    expect(potentialSavings(2.023, 0.2)).toEqual({ sat_vb: 1.823, percent: 90.1, at_140_vbytes_sat: 256 });
+    expect(potentialSavings(1.002, 1.001).at_140_vbytes_sat).toBe(0);
   });
 
   it('rounds the percent half up to one decimal', () => {

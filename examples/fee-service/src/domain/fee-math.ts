@@ -73,7 +73,10 @@ export function potentialSavings(fastest: number, economy: number): PotentialSav
   const economyMilli = toMilliSatPerVb(economy);
   const gapMilli = Math.max(0, fastestMilli - economyMilli);
   const percent = fastestMilli === 0 ? 0 : ratioPercentRound1(gapMilli, fastestMilli);
-  const ceilSats = (milli: number) => Math.ceil((milli * ILLUSTRATION_VBYTES) / 1000);
-  const at140 = Math.max(0, ceilSats(fastestMilli) - ceilSats(economyMilli));
+  // Each illustrative fee rounds up on its own, as a wallet would charge it; then the difference.
+  const at140 = Math.max(
+    0,
+    feeForVsize(fastest, ILLUSTRATION_VBYTES) - feeForVsize(economy, ILLUSTRATION_VBYTES),
+  );
   return { sat_vb: fromMilliSatPerVb(gapMilli), percent, at_140_vbytes_sat: at140 };
 }
