@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TollboothError } from '../errors/tollbooth-error';
 import { FacilitatorError } from './facilitator-error';
 import { createHttpFacilitatorClient } from './http-facilitator-client';
@@ -122,19 +122,52 @@ describe('createHttpFacilitatorClient', () => {
   });
 
   it('memoises /supported and retries it after a failure with backoff', async () => {
-    const client = createHttpFacilitatorClient({ url, supportedRetryMs: 150 });
-    script = json(500, {});
-    expect(await kindOf(client.supported())).toBe('http-5xx');
-    script = json(200, { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }], signers: {} });
-    // Within the backoff the last failure is reported without a request.
-    expect(await kindOf(client.supported())).toBe('http-5xx');
-    expect(seen).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const first = await client.supported();
-    expect(first.kinds[0]!.network).toBe('eip155:8453');
-    expect(first.extensions).toEqual([]);
-    await client.supported();
-    expect(seen).toHaveLength(2);
+    // Only Date is faked: the backoff is read from it, while the HTTP calls run on real timers.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const start = Date.now();
+      const client = createHttpFacilitatorClient({ url, supportedRetryMs: 150 });
+      script = json(500, {});
+      expect(await kindOf(client.supported())).toBe('http-5xx');
+      script = json(200, {
+        kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }],
+        signers: {},
+      });
+      // Within the backoff the last failure is reported without a request.
+      vi.setSystemTime(start + 149);
+      expect(await kindOf(client.supported())).toBe('http-5xx');
+      expect(seen).toHaveLength(1);
+      vi.setSystemTime(start + 150);
+      const first = await client.supported();
+      expect(first.kinds[0]!.network).toBe('eip155:8453');
+      expect(first.extensions).toEqual([]);
+      await client.supported();
+      expect(seen).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('doubles the /supported backoff after each failure in a row', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const start = Date.now();
+      const client = createHttpFacilitatorClient({ url, supportedRetryMs: 100 });
+      script = json(503, {});
+      expect(await kindOf(client.supported())).toBe('http-5xx');
+      vi.setSystemTime(start + 100);
+      expect(await kindOf(client.supported())).toBe('http-5xx');
+      expect(seen).toHaveLength(2);
+      // The second failure waits 200 ms: at +299 still no request, at +300 one.
+      vi.setSystemTime(start + 299);
+      expect(await kindOf(client.supported())).toBe('http-5xx');
+      expect(seen).toHaveLength(2);
+      vi.setSystemTime(start + 300);
+      expect(await kindOf(client.supported())).toBe('http-5xx');
+      expect(seen).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('reports invalid options at construction', () => {
