@@ -216,7 +216,22 @@ describe('a payment in progress on another instance', () => {
       ledger,
       baseUrl: 'http://api.test',
     };
-    const first = await startTollboothApp(devnet, { ...shared, slowMs: 700 });
+    // The first instance's handler runs (its claim taken) until the second has answered 409.
+    let handlerRunning!: () => void;
+    const running = new Promise<void>((resolve) => {
+      handlerRunning = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = await startTollboothApp(devnet, {
+      ...shared,
+      holdSlow: () => {
+        handlerRunning();
+        return released;
+      },
+    });
     const second = await startTollboothApp(devnet, { ...shared, inFlightWaitMs: 100, pollIntervalMs: 20 });
     servers.push(first, second);
     const account = payerAccount(devnet, 3);
@@ -239,12 +254,17 @@ describe('a payment in progress on another instance', () => {
       if (payment) headers.push(payment);
       if (payment && !firstInstance) {
         firstInstance = fetch(`${first.url}${path}`, { headers: request.headers });
-        await new Promise((r) => setTimeout(r, 150));
+        await running;
       }
       const response = await fetch(`${payment ? second.url : first.url}${path}`, {
         headers: request.headers,
       });
       statuses.push(response.status);
+      if (response.status === 409 && statuses.filter((s) => s === 409).length === 1) {
+        // The client retries once the first instance has finished: its retry finds the stored answer.
+        release();
+        await firstInstance;
+      }
       return response;
     };
     const client = createPayingClient({

@@ -111,23 +111,24 @@ export function paidRoute(
 export type HandlerRuns = Map<string, number>;
 
 /**
- * An Express app behind `tollbooth()`: every route of `routes` answers `{ok, path, run}` (JSON),
- * `/slow/*` after `slowMs`. The scheme reconciles on the devnet.
+ * An Express app behind `tollbooth()`: every route of `routes` answers `{ok, path, run}` (JSON);
+ * `/slow/*` answers once `holdSlow()` resolves, so a test decides when it finishes. The scheme
+ * reconciles on the devnet.
  */
 export async function startTollboothApp(
   devnet: Devnet,
-  options: Omit<PaymentGateOptions, 'schemes'> & { slowMs?: number },
+  options: Omit<PaymentGateOptions, 'schemes'> & { holdSlow?: () => Promise<void> },
 ): Promise<Listening & { runs: HandlerRuns; app: Express }> {
   const app = express();
   const runs: HandlerRuns = new Map();
-  const { slowMs = 0, ...gateOptions } = options;
+  const { holdSlow, ...gateOptions } = options;
   app.use(
     tollbooth({ ...gateOptions, schemes: [createExactEvmScheme({ publicClient: devnet.publicClient })] }),
   );
   app.get('/{*path}', async (req, res) => {
     const run = (runs.get(req.path) ?? 0) + 1;
     runs.set(req.path, run);
-    if (req.path.startsWith('/slow')) await new Promise((r) => setTimeout(r, slowMs));
+    if (req.path.startsWith('/slow')) await holdSlow?.();
     res.json({ ok: true, path: req.path, run });
   });
   const listening = await listen(app);
