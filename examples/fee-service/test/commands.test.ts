@@ -47,14 +47,16 @@ describe('commands', () => {
     const started = run('start', { PORT: '0', LEDGER_URL: `sqlite:${join(scratch, 'start.sqlite')}` }, true);
     // Start-up runs the simulated chain 36 hours forward for the observatory (seconds of CPU): on
     // a shared machine that can take long; the verdict is that it listens, not how fast.
-    const deadline = Date.now() + 150_000;
-    let match: RegExpMatchArray | null = null;
-    while (!match && Date.now() < deadline && started.child.exitCode === null) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      match = started.output().match(/Fee service listening on (http:\/\/[^\s]+)/);
-    }
-    expect(match, started.output()).not.toBeNull();
-    const preview = await fetch(`${match![1]}/api/v1/fees/preview`);
+    const listening = await new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const match = /Fee service listening on (http:\/\/[^\s]+)/.exec(started.output());
+        if (match) resolve(match[1]!);
+      };
+      started.child.stdout!.on('data', check);
+      started.child.once('close', () => reject(new Error(`exited before listening: ${started.output()}`)));
+      check();
+    });
+    const preview = await fetch(`${listening}/api/v1/fees/preview`);
     expect(preview.status).toBe(200);
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);

@@ -1,6 +1,7 @@
 // Interop: the official x402 client (@x402/fetch + @x402/evm) pays the decision on the devnet,
 // and the decision's transaction hash is the USDC transfer on chain. Also: a graceful shutdown
 // finishes a settlement that is in flight.
+import { setTimeout as pause } from 'node:timers/promises';
 import { decodeHeaderJson } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
@@ -78,12 +79,13 @@ describe('graceful shutdown', () => {
     let closing: Promise<void> | undefined;
     try {
       const inFlight = fetch(url, { headers: { 'payment-signature': header } });
-      // Let the request reach settlement (waiting for a block), then ask the service to stop.
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Once the settlement transaction waits in the pool for a block, ask the service to stop.
+      while ((await devnet.testClient.getTxpoolStatus()).pending === 0) await pause(20);
       closing = draining.close().then(() => {
         closed = true;
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // New connections are refused at once; the request in flight keeps the service open.
+      await expect(fetch(`${draining.url}/healthz`)).rejects.toThrow();
       expect(closed).toBe(false);
       await devnet.mine();
       const response = await inFlight;

@@ -1,10 +1,27 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { resolveAnvilPath } from './anvil';
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), 'cli.ts');
+
+/**
+ * The first match of `pattern` in what `child` prints, as soon as it is printed (call it right
+ * after spawning, before any output is read); rejects when its output ends without one. No
+ * deadline: how long a loaded machine takes is not the verdict, and the test's timeout guards hangs.
+ */
+function printed(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer | string) => {
+      seen += chunk.toString();
+      const match = pattern.exec(seen);
+      if (match) resolve(match);
+    });
+    child.stdout!.once('end', () => reject(new Error(`output ended without ${pattern}: ${seen}`)));
+  });
+}
 
 function runCli(args: string[]) {
   const child = spawn(process.execPath, ['--conditions=tollbooth-source', '--import', 'tsx', cli, ...args], {
@@ -25,12 +42,9 @@ function runCli(args: string[]) {
 describe('tollbooth-devnet', () => {
   it('prints the chain, token and labelled local keys, serves RPC, and stops cleanly on SIGINT', async () => {
     const run = runCli(['--chain-id', '84532', '--payers', '1']);
+    const ready = printed(run.child, /Press Ctrl-C/);
     try {
-      const deadline = Date.now() + 20_000;
-      while (!run.output().stdout.includes('Press Ctrl-C') && Date.now() < deadline) {
-        if (run.child.exitCode !== null) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await ready;
       const { stdout } = run.output();
       expect(stdout).toContain('Chain id     84532');
       expect(stdout).toContain('0x036CbD53842c5426634e7929541eC2318f3dCF7e');
@@ -65,12 +79,9 @@ describe('tollbooth-devnet', () => {
   it('runs the anvil that --anvil names, and stops it on SIGTERM', async () => {
     const anvil = resolveAnvilPath();
     const run = runCli(['--anvil', anvil, '--payers', '0']);
+    const ready = printed(run.child, /Press Ctrl-C/);
     try {
-      const deadline = Date.now() + 20_000;
-      while (!run.output().stdout.includes('Press Ctrl-C') && Date.now() < deadline) {
-        if (run.child.exitCode !== null) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await ready;
       const rpcUrl = /RPC URL\s+(\S+)/.exec(run.output().stdout)?.[1];
       expect(rpcUrl, run.output().stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       run.child.kill('SIGTERM');
