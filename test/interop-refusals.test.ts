@@ -100,9 +100,15 @@ describe('replays', () => {
     expect(await deltas(devnet, payer().address, before)).toEqual({ paid: 0n, received: 0n });
   });
 
-  it('refuses a settled payment sent to another resource with payment_already_used', async () => {
+  it('refuses a settled payment sent to another resource with payment_already_used, before and after a replay', async () => {
+    // A payment of its own, so that what the gate holds does not depend on the tests before.
+    const own = await payFor('/a', payer());
+    expect((await sendPayment(`${app.url}/a`, own)).status).toBe(200);
     // Same price and recipient, so `accepted` matches /b too: only the ledger knows better.
-    await expectRefused('/b', payload, payer().address, 'payment_already_used');
+    await expectRefused('/b', own, payer().address, 'payment_already_used');
+    // Replayed for /a, its answer is kept beside the header text: /b is still refused.
+    expect((await sendPayment(`${app.url}/a`, own)).status).toBe(200);
+    await expectRefused('/b', own, payer().address, 'payment_already_used');
   });
 
   // The scheme refuses the expired authorization locally; the gate asks the ledger first.

@@ -1,6 +1,7 @@
 // The gate's money boundaries through its public entry point only (so reshaping the gate's
 // files leaves this test alone): a paid path hidden behind encoded dot segments is still paid,
-// and a payment header exactly as long as the cap is read while one character more is refused.
+// a payment header exactly as long as the cap is read while one character more is refused, and a
+// settled payment's stored answer is never served for another resource.
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createMemoryLedgerStore,
@@ -29,6 +30,8 @@ function gateWith(maxPaymentHeaderBytes?: number): TollboothGate {
   return createPaymentGate({
     routes: {
       'GET /api/v1/fees/now': { accepts: { network, payTo: TEST_PAY_TO, price: '$0.001' } },
+      // Same price and recipient: a payment for one is a well-formed payment for the other.
+      'GET /api/v1/fees/other': { accepts: { network, payTo: TEST_PAY_TO, price: '$0.001' } },
     },
     schemes: [createSimpleScheme()],
     facilitator,
@@ -130,4 +133,31 @@ describe('the payment header size cap', () => {
       expect(facilitator.calls).toEqual({ verify: 0, settle: 0 });
     },
   );
+});
+
+describe('a settled payment sent to another resource', () => {
+  it('is refused payment_already_used whether its answer is read from the ledger or kept in process', async () => {
+    const gate = gateWith();
+    const requirements = gate.routes.get('GET /api/v1/fees/now')!.requirements[0]!;
+    const header = encodeHeader(buildPayment(requirements));
+    const paid = (await answer(
+      gate,
+      view('/api/v1/fees/now', { 'payment-signature': header }),
+    )) as GateResponse;
+    expect(paid.status).toBe(200);
+    const other = () => answer(gate, view('/api/v1/fees/other', { 'payment-signature': header }));
+    // The same header text, read from the ledger: another resource is refused.
+    const fromLedger = (await other()) as GateResponse;
+    expect(fromLedger.status).toBe(402);
+    expect(errorOf(fromLedger)).toBe('payment_already_used');
+    // A replay for its own resource keeps the answer beside the header text; still refused elsewhere.
+    const replay = await gate.handle(view('/api/v1/fees/now', { 'payment-signature': header }));
+    expect(replay.kind).toBe('replay');
+    const again = await gate.handle(view('/api/v1/fees/now', { 'payment-signature': header }));
+    expect(again.kind).toBe('replay');
+    const fromKept = (await other()) as GateResponse;
+    expect(fromKept.status).toBe(402);
+    expect(errorOf(fromKept)).toBe('payment_already_used');
+    expect(facilitator.calls.settle).toBe(1);
+  });
 });
