@@ -83,14 +83,25 @@ describe('the gate on encoded dot segments', () => {
     '/api/v1/free/%2E%2E/fees/now',
     '/api/v1/free/%252e%252e/fees/now',
     '/api/v1/fees/%2e/now',
-  ])('challenges %s as the paid route, never passing it', async (path) => {
+  ])('refuses %s as the paid route, never passing it', async (path) => {
     const gate = gateWith();
     expect(gate.isPaid('GET', path)).toBe(true);
     const response = await answer(gate, view(path));
     expect(response).not.toBe('passed');
-    const challenge = decodeHeaderJson((response as GateResponse).headers['payment-required']!);
-    expect((response as GateResponse).status).toBe(402);
-    expect(challenge).toMatchObject({ resource: { url: `${BASE}/api/v1/fees/now` } });
+    const { status, headers, body } = response as GateResponse;
+    // Either the paid route's challenge, or (where the gate requires the exact path of a paid
+    // route) a refusal of the target before any payment; never the handler.
+    if (status === 400) {
+      expect(JSON.parse(Buffer.from(body).toString('utf8'))).toMatchObject({
+        error: { code: 'invalid_request_target' },
+      });
+    } else {
+      expect(status).toBe(402);
+      expect(decodeHeaderJson(headers['payment-required']!)).toMatchObject({
+        resource: { url: `${BASE}/api/v1/fees/now` },
+      });
+    }
+    expect(facilitator.calls).toEqual({ verify: 0, settle: 0 });
   });
 });
 
