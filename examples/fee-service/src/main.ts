@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   }
   const service = await startFeeService(config);
   console.log(`Fee service listening on ${service.url} (canonical base URL ${service.baseUrl})`);
+  console.log(`  dashboard:      ${service.baseUrl}/ (open it in a browser)`);
   console.log(`  free preview:   ${service.baseUrl}/api/v1/fees/preview`);
   console.log(
     `  paid decision:  ${service.baseUrl}/api/v1/fees/now (${config.profile === 'production' ? 'paused in the production profile' : '0.001 USDC'})`,

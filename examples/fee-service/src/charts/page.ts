@@ -75,8 +75,13 @@ export function escapeHtml(text: string): string {
 }
 
 /** JSON safe inside a `<script>` element (no `</script>`, no HTML comment openers). */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
+export function scriptJson(value: unknown): string {
+  return scriptJsonText(JSON.stringify(value));
+}
+
+/** JSON text made safe inside a `<script>` element. */
+export function scriptJsonText(json: string): string {
+  return json
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');

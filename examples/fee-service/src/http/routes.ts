@@ -20,6 +20,8 @@ export interface ServiceRoutesOptions {
   metrics: ServiceMetrics;
   /** /readyz: a validated snapshot exists and the facilitator's /supported answered. */
   readiness(): Promise<Readiness>;
+  /** Pages for people (the dashboard at `/`), listed last. */
+  pageRoutes?: readonly ServiceRoute[];
 }
 
 function discoveryRoute(path: string, discovery: Discovery): ServiceRoute {
@@ -80,6 +82,7 @@ export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute
         };
       },
     },
+    ...(options.pageRoutes ?? []),
   ];
   return routes;
 }

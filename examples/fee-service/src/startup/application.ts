@@ -10,6 +10,8 @@ import {
 import type { Logger } from 'pino';
 import type { Capabilities, CapabilitySet } from '../capabilities';
 import type { ServiceConfig } from '../config';
+import { createDashboardSource } from '../dashboard/data';
+import { createDashboardRoutes } from '../dashboard/page';
 import { createFeeSchemas } from '../domain/schemas';
 import {
   createEdge,
@@ -159,11 +161,19 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     }
     return { ready: Object.values(checks).every((check) => check.ok), checks };
   };
+  const paths = discovery.respond.paths;
+  const dashboard = createDashboardSource({
+    capabilities,
+    publications,
+    baseUrl: options.baseUrl,
+    discovery: { well_known: paths.wellKnown, catalog: paths.catalog, openapi: paths.openapi },
+  });
   const routes = createServiceRoutes({
     resourceRoutes: buildResourceRoutes(publications, env),
     discovery,
     metrics,
     readiness,
+    pageRoutes: createDashboardRoutes({ source: dashboard, title: 'Bitcoin fee dashboard' }),
   });
   // One route match per request: the edge asks first, then the gate's adapter and the metrics.
   const isPaid = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));

@@ -2,6 +2,7 @@ import { ALGORITHM_VERSION } from '../../../domain/constants';
 import { feeForVsize } from '../../../domain/fee-math';
 import { decideSendWait } from '../../../domain/send-wait';
 import { type FeeTiers, TIER_NAMES, type TierName } from '../../../domain/types';
+import type { ProjectedBlock } from '../../../snapshot/types';
 import type { Reading } from '../../shared/cached-reading';
 import { TIER_TARGETS } from '../../shared/chain-sources';
 import { percentilesFromRange } from '../../shared/provenance';
@@ -70,6 +71,19 @@ export function histogramBands(mempool: LandscapeData['mempool']) {
   return { bands, counts: 'estimated_from_mean_vsize' as const };
 }
 
+/** A projected block's figures as the landscape (and the dashboard) publish them; `index` 0 is the next block. */
+export function projectedBlockFigures(block: ProjectedBlock, index: number) {
+  return {
+    index,
+    vsize: Math.round(block.block_vsize),
+    transaction_count: block.n_tx,
+    total_fees_sat: Math.round(block.total_fees),
+    median_fee_rate_sat_vb: round3(block.median_fee),
+    min_fee_rate_sat_vb: round3(block.fee_range[0] ?? block.median_fee),
+    max_fee_rate_sat_vb: round3(block.fee_range.at(-1) ?? block.median_fee),
+  };
+}
+
 /**
  * Builds the landscape body from a reading; pure, so the same reading, age and staleness always
  * give the same bytes. The signal and the costs use mempool.space's tiers (the primary source).
@@ -98,15 +112,7 @@ export function buildFeeLandscape(
       tiers: compareTiers(data),
       mempool: { ...signal.mempool, total_fee_sat: data.mempool.total_fee },
       histogram: histogramBands(data.mempool),
-      projected_blocks: data.projected_blocks.map((block, index) => ({
-        index,
-        vsize: Math.round(block.block_vsize),
-        transaction_count: block.n_tx,
-        total_fees_sat: Math.round(block.total_fees),
-        median_fee_rate_sat_vb: round3(block.median_fee),
-        min_fee_rate_sat_vb: round3(block.fee_range[0] ?? block.median_fee),
-        max_fee_rate_sat_vb: round3(block.fee_range.at(-1) ?? block.median_fee),
-      })),
+      projected_blocks: data.projected_blocks.map(projectedBlockFigures),
       recent_blocks: recent,
       trend,
       environment: nameEnvironment({
