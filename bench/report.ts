@@ -2,6 +2,8 @@
 import os from 'node:os';
 import type { AiSectionResult } from './ai';
 import { aiTarget, renderAiSection } from './ai-report';
+import type { ChainSectionResult } from './chain';
+import { chainTargets, renderChainSection } from './chain-report';
 import type { DevnetSectionResult } from './devnet';
 import type { CaseResult, HttpSectionResult } from './http';
 import type { BenchConfig } from './lib/config';
@@ -29,6 +31,7 @@ export interface BenchReport {
   profile?: ProfileSectionResult;
   observatory?: ObservatorySectionResult;
   ai?: AiSectionResult;
+  chain?: ChainSectionResult;
   /** Sections not run this time, kept from the run that measured them (`--only`). */
   carried?: Partial<Record<string, { startedAt: string; quick: boolean }>>;
 }
@@ -246,6 +249,7 @@ function targets(r: BenchReport): TargetRow[] {
   }
   rows.push(observatoryTarget(r.observatory));
   rows.push(aiTarget(r.ai));
+  rows.push(...chainTargets(r.chain));
   return rows;
 }
 
@@ -454,6 +458,7 @@ export function renderReport(r: BenchReport): string {
   }
   if (r.observatory) out.push(...renderObservatorySection(r.observatory));
   if (r.ai) out.push(...renderAiSection(r.ai));
+  if (r.chain) out.push(...renderChainSection(r.chain));
   out.push(
     '## Running it',
     '',
@@ -464,6 +469,7 @@ export function renderReport(r: BenchReport): string {
     'npm run bench -- --only=http,micro --rounds=9 --duration=5',
     'npm run bench -- --only=observatory   # the fee observatory alone; other sections kept from the last run',
     'npm run bench -- --only=ai            # the AI answers alone; other sections kept from the last run',
+    'npm run bench -- --only=chain         # the chain-data resources alone; other sections kept from the last run',
     'npm run bench -- --help',
     '```',
     '',

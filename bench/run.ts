@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAiSection } from './ai';
+import { runChainSection } from './chain';
 import { runDevnetSection } from './devnet';
 import { runHttpSection } from './http';
 import { readConfig, SECTIONS } from './lib/config';
@@ -124,6 +125,11 @@ try {
   if (wants('ai')) {
     log('AI answers');
     report.ai = await runAiSection(config, log);
+    writePartial();
+  }
+  if (wants('chain')) {
+    log('chain-data resources');
+    report.chain = await runChainSection(config, log);
   }
 } finally {
   await stopServers();

@@ -2,7 +2,7 @@
 // runs, fewer rounds, small pools. Every setting can be overridden one by one.
 import { parseArgs } from 'node:util';
 
-export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile' | 'observatory' | 'ai';
+export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile' | 'observatory' | 'ai' | 'chain';
 export const SECTIONS: readonly Section[] = [
   'http',
   'micro',
@@ -11,6 +11,7 @@ export const SECTIONS: readonly Section[] = [
   'profile',
   'observatory',
   'ai',
+  'chain',
 ];
 
 export interface BenchConfig {
@@ -61,6 +62,8 @@ const HELP = `npm run bench -- [options]
                           results of the previous run (from the saved JSON) and says so
   --only=ai               the AI resources' deterministic answers alone (CPU per answer on the
                           simulator's data); other sections kept from the last run
+  --only=chain            the next block, the fee landscape and the broadcast checks alone (CPU
+                          per answer from a cached reading); other sections kept from the last run
   --out=PATH              report path (default docs/benchmarks.md); --no-write to print only; the
                           run's results are saved beside it as JSON (docs/benchmarks.json)
   --render=PATH           no run: render the report again from saved results (after a change to

@@ -34,8 +34,9 @@ export async function startUpstreams(
       scenario: config.simulator.scenario,
       seed: config.simulator.seed,
       timeScale: config.simulator.timeScale,
-      // Starts in the past: the observatory's start-up step runs it forward to now.
-      ...(config.simulator.historyHours > 0
+      // Starts in the past: the observatory's start-up step runs it forward to now. Without the
+      // observatory nothing would, and every answer would show a chain hours behind the clock.
+      ...(config.observatory.enabled && config.simulator.historyHours > 0
         ? { startMs: Date.now() - config.simulator.historyHours * 3_600_000 }
         : {}),
     });

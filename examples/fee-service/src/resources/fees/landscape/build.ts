@@ -84,15 +84,39 @@ export function projectedBlockFigures(block: ProjectedBlock, index: number) {
   };
 }
 
+/** The body's data depends on the reading alone: built once per reading. */
+const built = new WeakMap<LandscapeData, FeeLandscape['data']>();
+
 /**
  * Builds the landscape body from a reading; pure, so the same reading, age and staleness always
- * give the same bytes. The signal and the costs use mempool.space's tiers (the primary source).
+ * give the same bytes (the data part is memoised per reading). The signal and the costs use
+ * mempool.space's tiers (the primary source).
  */
 export function buildFeeLandscape(
   reading: Reading<LandscapeData>,
   freshness: { age_seconds: number; stale: boolean },
 ): FeeLandscape {
-  const data = reading.value;
+  let data = built.get(reading.value);
+  if (!data) {
+    data = landscapeData(reading.value);
+    built.set(reading.value, data);
+  }
+  return {
+    data,
+    meta: {
+      snapshot_digest: reading.digest,
+      fetched_at: new Date(reading.fetchedAtMs).toISOString(),
+      age_seconds: freshness.age_seconds,
+      stale: freshness.stale,
+      sources: reading.value.urls,
+      primary_source: 'mempool.space',
+      algorithm_version: ALGORITHM_VERSION,
+      environment_version: 'fee-environment-v1',
+    },
+  };
+}
+
+function landscapeData(data: LandscapeData): FeeLandscape['data'] {
   const primary = data.sources.find((s) => s.source === 'mempool.space');
   if (primary?.status !== 'ok') throw new TypeError('a landscape reading always has the mempool.space quote');
   const tiers: FeeTiers = primary.tiers;
@@ -106,42 +130,30 @@ export function buildFeeLandscape(
   }));
   const trend = trendOf(recent.map((block) => block.fee_rates_sat_vb.p50));
   return {
-    data: {
-      tip_height: data.tip_height,
-      sources: data.sources,
-      tiers: compareTiers(data),
-      mempool: { ...signal.mempool, total_fee_sat: data.mempool.total_fee },
-      histogram: histogramBands(data.mempool),
-      projected_blocks: data.projected_blocks.map(projectedBlockFigures),
-      recent_blocks: recent,
-      trend,
-      environment: nameEnvironment({
-        fastest: tiers.fastest,
-        projectedBlockCount: signal.mempool.projected_block_count,
-        recentMedian: trend.recent_median_sat_vb,
-      }),
-      send_wait: {
-        algorithm_version: ALGORITHM_VERSION,
-        decision: signal.decision,
-        reason_codes: signal.reason_codes,
-        potential_savings: signal.potential_savings,
-      },
-      costs: TIER_NAMES.map((tier) => ({
-        tier,
-        rate_sat_vb: tiers[tier],
-        fee_140_vbytes_sat: feeForVsize(tiers[tier], 140),
-        fee_1000_vbytes_sat: feeForVsize(tiers[tier], 1000),
-      })),
-    },
-    meta: {
-      snapshot_digest: reading.digest,
-      fetched_at: new Date(reading.fetchedAtMs).toISOString(),
-      age_seconds: freshness.age_seconds,
-      stale: freshness.stale,
-      sources: data.urls,
-      primary_source: 'mempool.space',
+    tip_height: data.tip_height,
+    sources: data.sources,
+    tiers: compareTiers(data),
+    mempool: { ...signal.mempool, total_fee_sat: data.mempool.total_fee },
+    histogram: histogramBands(data.mempool),
+    projected_blocks: data.projected_blocks.map(projectedBlockFigures),
+    recent_blocks: recent,
+    trend,
+    environment: nameEnvironment({
+      fastest: tiers.fastest,
+      projectedBlockCount: signal.mempool.projected_block_count,
+      recentMedian: trend.recent_median_sat_vb,
+    }),
+    send_wait: {
       algorithm_version: ALGORITHM_VERSION,
-      environment_version: 'fee-environment-v1',
+      decision: signal.decision,
+      reason_codes: signal.reason_codes,
+      potential_savings: signal.potential_savings,
     },
+    costs: TIER_NAMES.map((tier) => ({
+      tier,
+      rate_sat_vb: tiers[tier],
+      fee_140_vbytes_sat: feeForVsize(tiers[tier], 140),
+      fee_1000_vbytes_sat: feeForVsize(tiers[tier], 1000),
+    })),
   };
 }

@@ -1,8 +1,9 @@
 import * as btc from '@scure/btc-signer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildRawTx } from '../../../../test/fixtures/raw-tx';
 import { createFaucet, signFaucetSpend } from '../../../simulator/wallet';
-import { inspectTransaction, MAX_HEX_CHARS } from './inspect';
+import { inspectTransaction, MAX_HEX_CHARS, MIN_HEX_CHARS } from './inspect';
 
 const faucet = createFaucet(1);
 const spend = (outputs = [{ script: faucet.script, value: 10_000n }], vouts = [0]) =>
@@ -118,5 +119,102 @@ describe('inspectTransaction', () => {
     const inspected = inspectTransaction(big);
     expect(inspected.ok).toBe(true);
     if (inspected.ok) expect(inspected.tx.inputs).toHaveLength(1_000);
+  });
+});
+
+describe('the checks read transactions as @scure/btc-signer does', () => {
+  const txArb = fc.record({
+    version: fc.integer({ min: 1, max: 3 }),
+    segwit: fc.boolean(),
+    inputs: fc.array(
+      fc.record({
+        txid: fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        index: fc.integer({ min: 0, max: 0xfffffffe }),
+        scriptSig: fc.uint8Array({ maxLength: 40 }),
+        sequence: fc.integer({ min: 0, max: 0xffffffff }),
+        witness: fc.array(fc.uint8Array({ maxLength: 80 }), { minLength: 1, maxLength: 3 }),
+      }),
+      { minLength: 1, maxLength: 6 },
+    ),
+    outputs: fc.array(
+      fc.record({
+        amount: fc.bigInt({ min: 0n, max: 2_100_000_000_000_000n }),
+        script: fc.uint8Array({ maxLength: 60 }),
+      }),
+      { minLength: 1, maxLength: 5 },
+    ),
+    lockTime: fc.integer({ min: 0, max: 0xffffffff }),
+  });
+  const encode = (tx: typeof txArb extends fc.Arbitrary<infer T> ? T : never) =>
+    btc.RawTx.encode({
+      version: tx.version,
+      segwitFlag: tx.segwit,
+      inputs: tx.inputs.map((i) => ({
+        txid: i.txid,
+        index: i.index,
+        finalScriptSig: i.scriptSig,
+        sequence: i.sequence,
+      })),
+      outputs: tx.outputs,
+      witnesses: tx.segwit ? tx.inputs.map((i) => i.witness) : undefined,
+      lockTime: tx.lockTime,
+    });
+  const library = (bytes: Uint8Array) => {
+    try {
+      btc.RawTx.decode(bytes);
+      return btc.Transaction.fromRaw(bytes, {
+        allowUnknownOutputs: true,
+        allowUnknownInputs: true,
+        disableScriptCheck: true,
+      }).id;
+    } catch {
+      return undefined;
+    }
+  };
+
+  it('gives the same txid for every transaction the library writes', () => {
+    fc.assert(
+      fc.property(txArb, (tx) => {
+        const bytes = encode(tx);
+        const hex = Buffer.from(bytes).toString('hex');
+        if (hex.length < MIN_HEX_CHARS) return;
+        const inspected = inspectTransaction(hex);
+        const id = library(bytes);
+        if (inspected.ok) expect(inspected.tx.txid).toBe(id);
+        else
+          expect(['transaction_too_small', 'duplicate_inputs', 'coinbase_input']).toContain(inspected.code);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never reads mutated bytes the library refuses, nor a different txid from bytes it reads', () => {
+    fc.assert(
+      fc.property(
+        txArb,
+        fc.nat(),
+        fc.integer({ min: 0, max: 255 }),
+        fc.constantFrom('flip', 'cut', 'append'),
+        (tx, at, byte, how) => {
+          const original = encode(tx);
+          const mutated = Buffer.from(original);
+          const position = at % mutated.length;
+          if (how === 'flip') mutated.writeUInt8(byte, position);
+          const bytes =
+            how === 'cut'
+              ? mutated.subarray(0, position)
+              : how === 'append'
+                ? Buffer.concat([mutated, Buffer.of(byte)])
+                : mutated;
+          const hex = bytes.toString('hex');
+          if (hex.length < MIN_HEX_CHARS) return;
+          const inspected = inspectTransaction(hex);
+          const id = library(bytes);
+          if (inspected.ok) expect(id).toBe(inspected.tx.txid);
+          else if (inspected.code === 'transaction_unparsable') expect(id).toBeUndefined();
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

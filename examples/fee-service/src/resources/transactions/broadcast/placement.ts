@@ -1,5 +1,5 @@
 import type { BitcoinUpstreams } from '../../../capabilities/bitcoin';
-import { roundRate3 } from '../../../domain/fee-math';
+import { btcPerKvbToSatPerVb, roundRate3 } from '../../../domain/fee-math';
 import { FULL_BLOCK_VSIZE } from '../../mining/nextblock/build';
 
 /** Where a broadcast transaction sits in the projected blocks. */
@@ -49,10 +49,15 @@ export async function placementOf(upstreams: BitcoinUpstreams, rate: number | un
       };
     }
     if (upstreams.core) {
-      const template = await upstreams.core.getBlockTemplate();
+      const [template, info] = await Promise.all([
+        upstreams.core.getBlockTemplate(),
+        upstreams.core.getMempoolInfo(),
+      ]);
+      const minimum = btcPerKvbToSatPerVb(Math.max(info.mempoolminfee, info.minrelaytxfee));
       const weight = template.transactions.reduce((sum, tx) => sum + tx.weight, 0);
       const rates = template.transactions.map((tx) => tx.fee / Math.ceil(tx.weight / 4));
-      const entry = weight / 4 >= FULL_BLOCK_VSIZE && rates.length > 0 ? Math.min(...rates) : 0;
+      const entry =
+        weight / 4 >= FULL_BLOCK_VSIZE && rates.length > 0 ? Math.max(minimum, Math.min(...rates)) : minimum;
       return {
         basis: 'block_template',
         entry_fee_rate_sat_vb: roundRate3(entry),

@@ -1,7 +1,12 @@
 import { defineResource } from '../../kit';
 import { PRICE_0_01 } from '../../shared/planned';
 import { BROADCAST_REFUSALS, type BroadcastRefusalCode, broadcastChecked } from './flow';
-import { BROADCAST_CHECK_CODES, type BroadcastCheckCode, inspectTransaction } from './inspect';
+import {
+  BROADCAST_CHECK_CODES,
+  type BroadcastCheckCode,
+  inspectTransaction,
+  parsesWithBtcSigner,
+} from './inspect';
 import { placementOf } from './placement';
 import { BroadcastRequestSchema, BroadcastResultSchema } from './schema';
 
@@ -47,6 +52,13 @@ export const broadcast = defineResource({
     // The edge ran the same checks before the challenge; this only narrows the type.
     if (!inspection.ok) return fail(inspection.code, inspection.message);
     const { tx } = inspection;
+    // A second opinion before anything is sent: the library's parser must read the same transaction.
+    if (!parsesWithBtcSigner(input.body.hex, tx.txid)) {
+      return fail(
+        'transaction_unparsable',
+        '@scure/btc-signer does not read this transaction as the checks did',
+      );
+    }
     const maxFeeRate = env.config.broadcast.maxFeeRateSatVb;
     const allowHighFee = input.body.allow_high_fee === true;
     const outcome = await broadcastChecked({
