@@ -59,12 +59,12 @@ describe('commands', () => {
     const preview = await fetch(`${listening}/api/v1/fees/preview`);
     expect(preview.status).toBe(200);
     // The dashboard and every file it loads come from the service itself.
-    const dashboard = await fetch(`${match![1]}/`);
+    const dashboard = await fetch(`${listening}/`);
     expect(dashboard.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const page = await dashboard.text();
     const files = [...page.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!);
     expect(files).toHaveLength(4);
-    for (const file of files) expect((await fetch(`${match![1]}${file}`)).status, file).toBe(200);
+    for (const file of files) expect((await fetch(`${listening}${file}`)).status, file).toBe(200);
     expect(page).not.toMatch(/(?:src|href)="https?:/);
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);
