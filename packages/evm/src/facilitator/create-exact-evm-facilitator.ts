@@ -18,10 +18,10 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { checkRequest, toExactEvmRequest } from '../checks/exact-evm-request';
 import { EXACT_SCHEME } from '../constants';
 import { EvmErrorCode, EvmSchemeError } from '../errors';
-import { checkRequest, toExactEvmRequest } from '../internal/exact-evm-request';
-import { settlementSenderFor } from '../internal/settlement-sender';
+import { settlementStateOf } from '../sending/client-state';
 import { settleExactEvmPayment } from './settle-exact-evm-payment';
 import { verifyExactEvmPayment } from './verify-exact-evm-payment';
 
@@ -176,7 +176,7 @@ export function createExactEvmFacilitator(
   }
   // One sender per network: this facilitator's nonces, broadcasts and receipt polling there.
   for (const client of clients.values()) {
-    settlementSenderFor(client, {
+    settlementStateOf(client, {
       pollingIntervalMs: walletClient ? walletClient.pollingInterval : options.pollingIntervalMs,
       feeTtlMs: options.feeTtlMs,
       rebroadcastAfterMs: options.rebroadcastAfterMs,

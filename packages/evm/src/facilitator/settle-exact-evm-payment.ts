@@ -18,23 +18,20 @@ import {
   type Transport,
 } from 'viem';
 import { estimateContractGas, getTransactionReceipt, simulateContract } from 'viem/actions';
-import { ExactEvmReason, eip3009Abi } from '../constants';
 import {
   classifyTransferRevert,
   diagnoseTransferFailure,
   isTransportError,
   transferArgs,
   unknownOutcome,
-} from '../internal/chain-checks';
-import { type CheckedExactEvmRequest, checkRequest, toExactEvmRequest } from '../internal/exact-evm-request';
-import { settlementSenderFor } from '../internal/settlement-sender';
+} from '../checks/chain-checks';
+import { type CheckedExactEvmRequest, checkRequest, toExactEvmRequest } from '../checks/exact-evm-request';
+import { ExactEvmReason, eip3009Abi } from '../constants';
+import { settlementStateOf } from '../sending/client-state';
 import { verifyExactEvmRequest } from './verify-exact-evm-payment';
 
 /** Milliseconds to wait for the settlement receipt before answering `settlement_pending`. */
 export const DEFAULT_RECEIPT_TIMEOUT_MS = 30_000;
-
-/** How long one gas estimate of `transferWithAuthorization` (v, r, s form) serves an asset. */
-export const GAS_ESTIMATE_TTL_MS = 10 * 60_000;
 
 /**
  * Gas limit from an estimate: half again, at least 30 000 more. Transfers of one asset differ by a
@@ -43,44 +40,6 @@ export const GAS_ESTIMATE_TTL_MS = 10 * 60_000;
 export function withHeadroom(estimate: bigint): bigint {
   const extra = estimate / 2n;
   return estimate + (extra > 30_000n ? extra : 30_000n);
-}
-
-const gasLimits = new WeakMap<object, Map<string, { gas: bigint; at: number }>>();
-
-function cachedGasLimit(client: object, key: string): bigint | undefined {
-  const entry = gasLimits.get(client)?.get(key);
-  if (!entry || Date.now() - entry.at > GAS_ESTIMATE_TTL_MS) return undefined;
-  return entry.gas;
-}
-
-function storeGasLimit(client: object, key: string, gas: bigint): void {
-  let limits = gasLimits.get(client);
-  if (!limits) {
-    limits = new Map();
-    gasLimits.set(client, limits);
-  }
-  limits.set(key, { gas, at: Date.now() });
-}
-
-function forgetGasLimit(client: object, key: string): void {
-  gasLimits.get(client)?.delete(key);
-}
-
-/**
- * Settlement transactions answered `settlement_pending`, by client and payment (chain, asset, payer,
- * authorization nonce): a second settle of the payment waits for that transaction instead of
- * sending another, which would revert once the first lands and answer a failure for a payment made.
- */
-const unconfirmed = new WeakMap<object, Map<string, { hash: Hash; gas: bigint }>>();
-const MAX_UNCONFIRMED = 10_000;
-
-function unconfirmedOf(client: object): Map<string, { hash: Hash; gas: bigint }> {
-  let map = unconfirmed.get(client);
-  if (!map) {
-    map = new Map();
-    unconfirmed.set(client, map);
-  }
-  return map;
 }
 
 export interface SettleExactEvmPaymentParameters {
@@ -129,13 +88,13 @@ export async function settleExactEvmPayment(
   const base = toExactEvmRequest(payload, requirements);
   const network = base.wireNetwork;
   const timeoutMs = parameters.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
-  const sender = settlementSenderFor(client, { pollingIntervalMs: parameters.pollingIntervalMs });
-  const pending = unconfirmedOf(client);
+  const state = settlementStateOf(client, { pollingIntervalMs: parameters.pollingIntervalMs });
+  const { sender } = state;
   // Looked up before the checks: a payment now too close to its validBefore fails them, while its
   // transaction may still land.
   const checked = checkRequest(base);
   const paymentKey = checked.ok ? paymentKeyOf(checked.request) : undefined;
-  const earlier = paymentKey ? pending.get(paymentKey) : undefined;
+  const earlier = paymentKey ? state.unconfirmed(paymentKey) : undefined;
   if (checked.ok && paymentKey && earlier) {
     // This payment's transaction answered settlement_pending: it may still land (the sender keeps
     // it alive), and a second one would then revert. Its receipt, or still pending; only once it is
@@ -151,11 +110,11 @@ export async function settleExactEvmPayment(
     }
     const context = { client, request: checked.request, network };
     if (receipt) {
-      pending.delete(paymentKey);
+      state.forgetUnconfirmed(paymentKey);
       return settlementOutcome(context, receipt, earlier.hash, earlier.gas, undefined);
     }
     if (sender.isPending(earlier.hash)) return pendingAnswer(context, earlier.hash, timeoutMs);
-    pending.delete(paymentKey);
+    state.forgetUnconfirmed(paymentKey);
   }
   let verified: Awaited<ReturnType<typeof verifyExactEvmRequest>>;
   try {
@@ -188,7 +147,7 @@ export async function settleExactEvmPayment(
   // headroom, serves them all for a while. Other signatures (ERC-1271 wallets) run wallet code of
   // any cost: estimated each time.
   const gasKey = signature.length === 132 ? `${request.chainId}:${request.assetAddress}` : undefined;
-  let gas = gasKey ? cachedGasLimit(client, gasKey) : undefined;
+  let gas = gasKey ? state.gasLimit(gasKey) : undefined;
   try {
     if (gas === undefined) {
       // The estimate runs the transfer, so it also refuses a payment that would revert.
@@ -200,7 +159,7 @@ export async function settleExactEvmPayment(
         account: client.account,
       });
       gas = withHeadroom(estimate);
-      if (gasKey) storeGasLimit(client, gasKey, gas);
+      if (gasKey) state.rememberGasLimit(gasKey, gas);
     } else if (parameters.simulate !== false) {
       // A revert lands in the catch below, diagnosed like a failed estimate.
       await simulateContract(client, {
@@ -238,10 +197,7 @@ export async function settleExactEvmPayment(
   }
   const receipt = await sender.waitForReceipt(hash, timeoutMs);
   if (!receipt) {
-    if (paymentKey) {
-      pending.set(paymentKey, { hash, gas });
-      if (pending.size > MAX_UNCONFIRMED) pending.delete(pending.keys().next().value!);
-    }
+    if (paymentKey) state.rememberUnconfirmed(paymentKey, { hash, gas });
     return pendingAnswer(context, hash, timeoutMs);
   }
   return settlementOutcome(context, receipt, hash, gas, gasKey);
@@ -304,7 +260,7 @@ async function settlementOutcome(
     // as gas used = limit. Behind a proxy (USDC), the delegatecall gets 63/64 of the gas, runs out,
     // and the proxy reverts with the rest; a revert for any other reason stays well under the limit,
     // which has at least half the estimate again on top.
-    if (gasKey) forgetGasLimit(client, gasKey);
+    if (gasKey) settlementStateOf(client).forgetGasLimit(gasKey);
     if (receipt.gasUsed * 64n >= gas * 63n)
       return failure(ExactEvmReason.transactionFailed, `ran out of gas at the limit of ${gas}`, hash);
     const diagnosis = await diagnoseTransferFailure(client, request).catch(() => undefined);

@@ -12,14 +12,14 @@ import {
   isTransportError,
   simulateTransfer,
   unknownOutcome,
-} from '../internal/chain-checks';
+} from '../checks/chain-checks';
 import {
   type CheckedExactEvmRequest,
   type CheckFailure,
   checkRequest,
   checkTerms,
   toExactEvmRequest,
-} from '../internal/exact-evm-request';
+} from '../checks/exact-evm-request';
 
 export interface VerifyExactEvmPaymentParameters {
   /** A viem client on the payment's network; its account (if any) is the simulated caller. */

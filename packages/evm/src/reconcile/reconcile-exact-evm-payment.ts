@@ -17,8 +17,8 @@ import {
   type Transport,
 } from 'viem';
 import { getBlockNumber, getLogs, getTransaction, getTransactionReceipt, readContract } from 'viem/actions';
+import { type CheckedExactEvmRequest, checkRequest, toExactEvmRequest } from '../checks/exact-evm-request';
 import { eip3009Abi } from '../constants';
-import { type CheckedExactEvmRequest, checkRequest, toExactEvmRequest } from '../internal/exact-evm-request';
 
 const authorizationUsedEvent = eip3009Abi.find(
   (item): item is Extract<(typeof eip3009Abi)[number], { name: 'AuthorizationUsed' }> =>

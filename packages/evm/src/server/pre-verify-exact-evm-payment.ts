@@ -1,5 +1,4 @@
 import type { PaymentPayload, PaymentRequirements, PreVerifyResult } from '@tollbooth/core';
-import { ExactEvmReason } from '../constants';
 import {
   checkLocalSignature,
   checkRequest,
@@ -7,7 +6,8 @@ import {
   digestOf,
   identityOf,
   toExactEvmRequest,
-} from '../internal/exact-evm-request';
+} from '../checks/exact-evm-request';
+import { ExactEvmReason } from '../constants';
 import type { RecoveryBackend } from '../signature/recovery-backends';
 
 export interface PreVerifyExactEvmPaymentParameters {
