@@ -3,7 +3,7 @@ import rateLimitPlugin from '@fastify/rate-limit';
 import { type PaidRequest, tollbooth } from '@tollbooth/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { readRequestBody } from '../http/body';
-import { requestIdOf } from '../http/respond';
+import { errorResult, requestIdOf } from '../http/respond';
 import type { EdgeRequest, RouteContext, RouteResult } from '../http/types';
 import { encodeResult, internalError, notFound } from './shared';
 import type { MountedApp, MountOptions } from './types';
@@ -110,6 +110,22 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
     serverFactory: (fastifyHandler) => {
       handler = fastifyHandler;
       return createServer(fastifyHandler);
+    },
+    // A target Fastify's router cannot read (`/%zz`, an absolute-form target with a #fragment) is
+    // refused before any hook, so before the gate: in the service's Error body, like the others.
+    frameworkErrors: (error, request, reply) => {
+      const requestId = requestIdOf(headerReader(request as FastifyRequest));
+      const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 400;
+      send(
+        reply as FastifyReply,
+        errorResult({
+          status,
+          code: error.code === 'FST_ERR_BAD_URL' ? 'invalid_request_target' : 'invalid_request',
+          requestId,
+          retryable: false,
+          message: error.code === 'FST_ERR_BAD_URL' ? 'the request target is not a valid URL path' : error.message,
+        }),
+      );
     },
   });
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { toOriginForm } from '@tollbooth/core';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
 import type { PaidCheck } from '../http/routes';
@@ -91,6 +92,9 @@ export async function startHttpServer(
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"starting"}');
       return;
     }
+    // An absolute-form target is origin-form before anything reads it (rate limit, edge, gate,
+    // discovery), on every framework: the adapters would rewrite it only once the gate runs.
+    toOriginForm(req);
     dispatch(req, res);
   });
   const address = await listen(server, config.port, config.host);

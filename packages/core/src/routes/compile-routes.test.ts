@@ -212,6 +212,33 @@ describe('RouteTable.match', () => {
     expect(big.match('POST', '/r/1/item')).toBeUndefined();
   });
 
+  it('leaves a method-less price pattern out of a path a more specific route serves (405, not 402)', () => {
+    const priced = compileRoutes(
+      {
+        'POST /api/v1/ai/fees/advice': { accepts: option('$0.01') },
+        'GET /api/v1/ai/explain/block/:id': { accepts: option('$0.01') },
+        '/api/v1/ai/*': { accepts: option('$0.01') },
+        '/any': { accepts: option('$1') },
+        'GET /any': { accepts: option('$1') },
+      },
+      { schemes: [createSimpleScheme()] },
+    );
+    expect(priced.match('POST', '/api/v1/ai/fees/advice')?.route.key).toBe('POST /api/v1/ai/fees/advice');
+    for (const method of ['PUT', 'GET', 'DELETE', 'PATCH']) {
+      expect(priced.match(method, '/api/v1/ai/fees/advice')).toBeUndefined();
+      expect(priced.match(method, '/api/v1/ai/%66ees/advice/')).toBeUndefined();
+    }
+    expect(priced.methodsFor('/api/v1/ai/fees/advice')).toEqual(['POST']);
+    expect(priced.match('POST', '/api/v1/ai/explain/block/1')).toBeUndefined();
+    expect(priced.methodsFor('/api/v1/ai/explain/block/1')).toEqual(['GET', 'HEAD']);
+    // Where no more specific route stands, the pattern still prices every method.
+    expect(priced.match('PUT', '/api/v1/ai/other')?.route.key).toBe('/api/v1/ai/*');
+    expect(priced.methodsFor('/api/v1/ai/other')).toEqual(['*']);
+    // A method-less route at the same path as a GET route keeps every other method.
+    expect(priced.match('DELETE', '/any')?.route.key).toBe('/any');
+    expect(priced.match('GET', '/any')?.route.key).toBe('GET /any');
+  });
+
   it('uses the request origin when there is no baseUrl', () => {
     const local = compileRoutes({ 'GET /x': { accepts: option('$1') } }, { schemes: [createSimpleScheme()] });
     expect(local.match('GET', 'http://127.0.0.1:4000/x')?.resourceUrl).toBe('http://127.0.0.1:4000/x');

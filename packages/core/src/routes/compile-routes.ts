@@ -85,8 +85,10 @@ export interface RouteTable {
   match(method: string, url: string): RouteMatch | undefined;
   /**
    * The methods paid routes serve at this URL, whatever the request's method (`HEAD` with `GET`),
-   * in declaration order; empty when no paid route has this path. A route declared without a
-   * method serves every method (`['*']`).
+   * most specific route first; empty when no paid route has this path. A route declared without a
+   * method serves every method (`['*']`), except at a path a more specific route serves with its
+   * own methods: there it serves none of the others (a price pattern does not challenge a `PUT`
+   * to a `POST` route, which answers 405).
    */
   methodsFor(url: string): string[];
   get(key: string): CompiledRoute | undefined;
@@ -99,6 +101,11 @@ const AVAILABILITY: readonly Availability[] = ['active', 'paused', 'retired'];
 
 function allows(route: CompiledRoute, methods: readonly string[]): boolean {
   return route.method === '*' || methods.includes(route.method);
+}
+
+/** A method-less route under a more specific route's path (`claimedBy`: that route's pattern). */
+function shadowed(route: CompiledRoute & { pattern: Pattern }, claimedBy: string | undefined): boolean {
+  return claimedBy !== undefined && claimedBy !== route.pattern.regex.source;
 }
 
 function stripSlash(url: string): string {
@@ -214,6 +221,9 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
       const target = normalizeTarget(url);
       let candidate = compiled.length;
       let scan = allIndexes;
+      // A more specific route at this path that serves other methods: a route declared without a
+      // method (a price pattern) does not take the methods that route leaves out (405, not 402).
+      let claimedBy: string | undefined;
       if (ASCII_PATH.test(target.path)) {
         scan = patternIndexes;
         for (const index of literals.get(target.path.toLowerCase()) ?? []) {
@@ -221,12 +231,18 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
             candidate = index;
             break;
           }
+          claimedBy ??= compiled[index]!.pattern.regex.source;
         }
       }
       for (const index of scan) {
         if (index > candidate) break;
         const route = compiled[index]!;
-        if (!allows(route, methods)) continue;
+        if (!allows(route, methods) || (route.method === '*' && shadowed(route, claimedBy))) {
+          if (claimedBy === undefined && route.pattern.regex.test(target.path)) {
+            claimedBy = route.pattern.regex.source;
+          }
+          continue;
+        }
         const found = route.pattern.regex.exec(target.path);
         if (!found) continue;
         const params: Record<string, string> = {};
@@ -241,19 +257,24 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
     },
     methodsFor(url) {
       const target = normalizeTarget(url);
-      const found = new Set<string>();
-      const add = (route: CompiledRoute) => {
-        found.add(route.method);
-        if (route.method === 'GET') found.add('HEAD');
-      };
+      const matching: number[] = [];
       let scan = allIndexes;
       if (ASCII_PATH.test(target.path)) {
         scan = patternIndexes;
-        for (const index of literals.get(target.path.toLowerCase()) ?? []) add(compiled[index]!);
+        matching.push(...(literals.get(target.path.toLowerCase()) ?? []));
       }
       for (const index of scan) {
+        if (compiled[index]!.pattern.regex.test(target.path)) matching.push(index);
+      }
+      matching.sort((a, b) => a - b);
+      const found = new Set<string>();
+      let claimedBy: string | undefined;
+      for (const index of matching) {
         const route = compiled[index]!;
-        if (route.pattern.regex.test(target.path)) add(route);
+        if (route.method === '*' && shadowed(route, claimedBy)) continue;
+        claimedBy ??= route.pattern.regex.source;
+        found.add(route.method);
+        if (route.method === 'GET') found.add('HEAD');
       }
       return [...found];
     },
