@@ -2,7 +2,8 @@
 // with a devnet key in the test process) pays a Tollbooth-Express route; each failure case shows
 // its message and moves no money; a lost settle answer (502) is retried with the same signed
 // payment, also after a reload, and charged once. Machine clients (the official @x402/fetch
-// client) still get JSON. One Chromium for the file.
+// client) still get JSON. The same page pays, and retries a lost settle answer, through the
+// Fastify and Koa adapters too. One Chromium for the file.
 import { join } from 'node:path';
 import { decodeHeaderJson, type FacilitatorClient, type SettleResponse } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
@@ -22,6 +23,7 @@ import {
   paidRoute,
   payerAccount,
   startTollboothApp,
+  startTollboothOn,
 } from './support/interop-harness';
 
 /** Set SCREENSHOTS=1 to write the README's pictures (docs/images/). */
@@ -54,13 +56,15 @@ describe.runIf(chromiumAvailable)('the browser paywall in Chromium on the devnet
   let devnet: Devnet;
   let browser: Browser;
   let app: Listening & { runs: Map<string, number> };
+  /** The same route and paywall behind the other two adapters. */
+  const others: Record<'fastify' | 'koa', Listening & { runs: Map<string, number> }> = {} as never;
   let facilitator: ReturnType<typeof losingSettleAnswers>;
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    [devnet, browser] = await Promise.all([startDevnet({ chainId: 8453, payers: 6 }), launchChromium()]);
+    [devnet, browser] = await Promise.all([startDevnet({ chainId: 8453, payers: 7 }), launchChromium()]);
     facilitator = losingSettleAnswers(devnetFacilitator(devnet));
-    app = await startTollboothApp(devnet, {
+    const options = {
       routes: { 'GET /paid': { ...paidRoute(devnet), description: 'A test answer' } },
       facilitator,
       paywall: {
@@ -68,18 +72,26 @@ describe.runIf(chromiumAvailable)('the browser paywall in Chromium on the devnet
         // The devnet runs Base's chain id: no explorer link, no public RPC to add.
         networks: { 'eip155:8453': { name: 'Base (local devnet)', explorerTxUrl: null, addChain: null } },
       },
-    });
+    };
+    [app, others.fastify, others.koa] = await Promise.all([
+      startTollboothApp(devnet, options),
+      startTollboothOn('fastify', devnet, options),
+      startTollboothOn('koa', devnet, options),
+    ]);
   });
 
   afterAll(async () => {
     await Promise.all(contexts.map((context) => context.close()));
     await browser?.close();
-    await app?.close();
+    await Promise.all([app?.close(), others.fastify?.close(), others.koa?.close()]);
     await devnet?.stop();
   });
 
   /** A fresh browser profile (own session storage) with a wallet, or none, on the paywall. */
-  async function openPaywall(wallet?: Omit<WalletBehaviour, 'privateKey'> & { privateKey?: `0x${string}` }) {
+  async function openPaywall(
+    wallet?: Omit<WalletBehaviour, 'privateKey'> & { privateKey?: `0x${string}` },
+    url = app.url,
+  ) {
     const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
     contexts.push(context);
     const log = wallet
@@ -96,7 +108,7 @@ describe.runIf(chromiumAvailable)('the browser paywall in Chromium on the devnet
       if (message.type() === 'error' && !message.text().includes('status of 402'))
         errors.push(message.text());
     });
-    const response = await page.goto(`${app.url}/paid`);
+    const response = await page.goto(`${url}/paid`);
     expect(response?.status()).toBe(402);
     expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
     expect(response?.headers()['payment-required']).toBeTruthy();
@@ -247,6 +259,42 @@ describe.runIf(chromiumAvailable)('the browser paywall in Chromium on the devnet
     expect(await deltas(devnet, payer, before)).toEqual({ paid: PRICE, received: PRICE });
     expect(app.runs.get('/paid')).toBeGreaterThanOrEqual(1);
   });
+
+  it.each([
+    ['fastify', 5],
+    ['koa', 6],
+  ] as const)(
+    'pays through the %s adapter too, retrying a lost settle answer with the same signed payment',
+    async (framework, index) => {
+      const target = others[framework];
+      const payer = payerAccount(devnet, index).address;
+      const before = await balances(devnet, payer);
+      const settlesBefore = facilitator.settles;
+      facilitator.lose = 1;
+      const { page, log, errors } = await openPaywall(
+        { privateKey: devnet.accounts.payers[index]!.privateKey },
+        target.url,
+      );
+      expect(await page.textContent('#paywall-offer')).toContain('A test answer');
+      await page.click('#paywall-pay');
+      await waitForCode(page, 'settlement_uncertain');
+      expect(log!.signatures).toBe(1);
+      await page.click('#paywall-retry');
+      await waitForCode(page, 'paid');
+      const transaction = (await page.textContent('#paywall-transaction')) as `0x${string}`;
+      expect((await devnet.publicClient.getTransactionReceipt({ hash: transaction })).status).toBe('success');
+      expect(JSON.parse((await page.textContent('#paywall-answer'))!)).toMatchObject({
+        ok: true,
+        path: '/paid',
+      });
+      expect(log!.signatures).toBe(1);
+      expect(facilitator.settles - settlesBefore).toBe(1);
+      expect(target.runs.get('/paid')).toBeGreaterThanOrEqual(1);
+      expect(await deltas(devnet, payer, before)).toEqual({ paid: PRICE, received: PRICE });
+      // Chromium logs the lost settle answer as a failed load; nothing else went wrong.
+      expect(errors).toEqual([expect.stringContaining('status of 502')]);
+    },
+  );
 
   it('gives machine clients JSON: the official @x402/fetch client pays the same route', async () => {
     const plain = await fetch(`${app.url}/paid`);

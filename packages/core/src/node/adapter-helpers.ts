@@ -48,7 +48,9 @@ const REPRESENTATION_HEADERS = new Set([
 /**
  * Puts a gate response's headers on a framework response. Headers set by middleware that ran
  * before the gate (CORS, security headers, request ids) are kept, so a browser can read a 402;
- * the gate's own headers win, and `Access-Control-Expose-Headers` is merged with an earlier one.
+ * the gate's own headers win, and `Access-Control-Expose-Headers` and `Vary` are merged with
+ * earlier ones (a CORS layer's `Vary: Origin` stays beside the paywall's `Vary: Accept`, or a cache
+ * would hand one origin's answer to another).
  * Anything else set since `before` was taken (by the handler, whose response is not the one sent:
  * a `Set-Cookie`, an `ETag`) is removed. Without `before`, every header set so far counts as set
  * before the gate (the gate answered before any handler ran). Representation headers
@@ -69,7 +71,7 @@ export function applyGateHeaders(
   for (const name in headers) {
     const value = headers[name]!;
     if (name === 'set-cookie') target.set(name, value.split('\n'));
-    else if (name === 'access-control-expose-headers')
+    else if (name === 'access-control-expose-headers' || name === 'vary')
       target.set(name, mergeHeaderList(target.get(name), value));
     else target.set(name, value);
   }
