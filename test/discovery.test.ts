@@ -51,7 +51,7 @@ function setup() {
 const get = (discovery: Discovery, url: string, headers: Record<string, string> = {}) =>
   discovery.respond({ method: 'GET', url, header: (name) => headers[name.toLowerCase()] });
 
-describe('catalog listing (seed 2.5)', () => {
+describe('catalog listing (docs/fee-service-contract.md#catalog-listing)', () => {
   let discovery: Discovery;
   beforeEach(() => {
     ({ discovery } = setup());
@@ -237,8 +237,8 @@ describe('catalog listing (seed 2.5)', () => {
   });
 });
 
-describe('payment discovery document (seed 2.6)', () => {
-  it('has every field of the seed', () => {
+describe('payment discovery document (docs/fee-service-contract.md#payment-discovery-document)', () => {
+  it('has every field of the contract', () => {
     const { discovery } = setup();
     const response = get(discovery, '/.well-known/x402');
     expect(response?.status).toBe(200);
@@ -326,7 +326,7 @@ describe('payment discovery document (seed 2.6)', () => {
   });
 });
 
-describe('OpenAPI 3.1.0 (seed 2.6, 9)', () => {
+describe('OpenAPI 3.1.0 (docs/fee-service-contract.md#versioning)', () => {
   it('passes an independent OpenAPI 3.1 validator', async () => {
     const { discovery } = setup();
     const doc = json(get(discovery, '/api/openapi.json'));
@@ -397,7 +397,7 @@ describe('OpenAPI 3.1.0 (seed 2.6, 9)', () => {
     expect(Object.keys(preview.responses).sort()).toEqual(['200', '503']);
   });
 
-  it('derives the 402 body from the PaymentRequired wire schema and the errors from the seed Error', () => {
+  it('derives the 402 body from the PaymentRequired wire schema and the errors from the contract Error body', () => {
     const { discovery, table } = setup();
     const doc = json(get(discovery, '/api/openapi.json'));
     const paymentRequired = ajv.compile(doc.components.schemas.PaymentRequired);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ERROR_CODES, errorDocsUrl, TollboothError } from '@tollbooth/core';
 import { DEVNET_ERROR_CODES } from '@tollbooth/devnet';
 import { describe, expect, it } from 'vitest';
+import { markdownAnchors } from './support/markdown-anchors';
 
 const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
 
@@ -28,6 +29,18 @@ describe('docs/errors.md', () => {
   it.each(Object.values(DEVNET_ERROR_CODES))('documents the devnet code %s', (code) => {
     expect(section(code)).toBeDefined();
   });
+
+  it.each(Object.keys(ERROR_CODES) as (keyof typeof ERROR_CODES)[])(
+    'has the heading the docsUrl of %s ends at',
+    (code) => {
+      const url = new TollboothError(code, 'x').docsUrl;
+      expect(url).toBe(errorDocsUrl(code));
+      const [page, anchor] = url.split('#');
+      expect(page).toMatch(/\/docs\/errors\.md$/);
+      expect(anchor).toBe(code);
+      expect(markdownAnchors(doc).has(anchor!)).toBe(true);
+    },
+  );
 
   it('is where every error links', () => {
     const error = new TollboothError('invalid_config', 'x');

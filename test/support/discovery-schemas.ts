@@ -1,12 +1,13 @@
-// JSON Schemas written by hand from the seed's tables (sections 2.3, 2.5 and 2.6), independent
-// of the code that builds the documents, for validating them with ajv.
+// JSON Schemas written by hand from the tables of docs/fee-service-contract.md (Error, Catalog
+// listing, Payment discovery document), independent of the code that builds the documents, for
+// validating them with ajv.
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
 const isoTimestamp = { type: 'string', format: 'date-time' } as const;
 const decimalUsd = { type: 'string', pattern: '^\\d+(\\.\\d+)?$' } as const;
 const absoluteUrl = { type: 'string', pattern: '^https?://[^/]+' } as const;
 
-/** Seed 2.5: `{type, description, required}`. */
+/** Catalog listing: `{type, description, required}`. */
 const parameterDescriptor = {
   type: 'object',
   required: ['type', 'description', 'required'],
@@ -14,7 +15,7 @@ const parameterDescriptor = {
 } as const;
 const descriptorMap = { type: 'object', additionalProperties: parameterDescriptor } as const;
 
-/** Seed 2.5: input has type, method, resource, and pathParams, queryParams or bodyFields. */
+/** Catalog listing: input has type, method, resource, and pathParams, queryParams or bodyFields. */
 const discoveryInput = {
   type: 'object',
   required: ['type', 'method'],
@@ -62,7 +63,7 @@ const accept = {
   },
 } as const;
 
-/** One item of the catalog listing (seed 2.5). */
+/** One item of the catalog listing (docs/fee-service-contract.md#catalog-listing). */
 export const CATALOG_ITEM_SCHEMA = {
   type: 'object',
   required: [
@@ -118,7 +119,7 @@ export const CATALOG_ITEM_SCHEMA = {
   },
 } as const;
 
-/** The catalog listing (seed 2.5). */
+/** The catalog listing (docs/fee-service-contract.md#catalog-listing). */
 export const CATALOG_LISTING_SCHEMA = {
   type: 'object',
   required: ['x402Version', 'items', 'pagination'],
@@ -137,7 +138,7 @@ export const CATALOG_LISTING_SCHEMA = {
   },
 } as const;
 
-/** The payment discovery document (seed 2.6). */
+/** The payment discovery document (docs/fee-service-contract.md#payment-discovery-document). */
 export const WELL_KNOWN_SCHEMA = {
   type: 'object',
   required: [
@@ -222,7 +223,7 @@ export const WELL_KNOWN_SCHEMA = {
   },
 } as const;
 
-/** The Error body (seed 2.3). */
+/** The Error body (docs/fee-service-contract.md#error). */
 export const ERROR_BODY_SCHEMA = {
   type: 'object',
   required: ['error'],

@@ -1,6 +1,6 @@
 /**
- * Named constants of the send-wait-v1 decision and of the fee resources (FEES.md section 5,
- * docs/fee-service-contract.md#versioning). They are published in the documentation and in {@link LIMITATIONS}.
+ * Named constants of the send-wait-v1 decision and of the fee resources (`docs/fee-rules.md#send-wait-v1`,
+ * `docs/fee-service-contract.md#versioning`). They are published in the documentation and in {@link LIMITATIONS}.
  */
 
 /** Smallest fastest − economy gap, in sat/vB, that counts as a meaningful saving. */

@@ -53,7 +53,7 @@ export function projectedBlockCount(vsize: number): number {
   return vsize <= 0 ? 0 : Math.ceil(vsize / BLOCK_VSIZE);
 }
 
-/** The savings figures of FEES.md section 4. */
+/** The savings figures (`docs/fee-rules.md#derived-figures`). */
 export interface PotentialSavings {
   /** fastest − economy, sat/vB. */
   sat_vb: number;

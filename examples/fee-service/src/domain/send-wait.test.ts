@@ -18,7 +18,7 @@ const tiers = (t: string) => {
   return { fastest, half_hour, hour, economy, minimum };
 };
 
-describe('send-wait-v1 worked examples (FEES.md section 5)', () => {
+describe('send-wait-v1 worked examples (docs/fee-rules.md#send-wait-v1)', () => {
   it.each([
     ['13/11/9/2/1', 3_000_000, 11, 84.6, 1540, 'wait', ['meaningful_fee_curve_savings']],
     ['2/1/1/1/1', 400_000, 1, 50, 140, 'send', ['limited_wait_savings']],

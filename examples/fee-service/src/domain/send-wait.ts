@@ -15,7 +15,7 @@ export interface SendWaitResult extends DerivedFeeFigures {
 }
 
 /**
- * send-wait-v1 (FEES.md section 5): a pure function of the validated snapshot.
+ * send-wait-v1 (`docs/fee-rules.md#send-wait-v1`): a pure function of the validated snapshot.
  *
  * Waiting is advised only when the published savings are meaningful — at least
  * {@link MEANINGFUL_MIN_SAT_VB} sat/vB (a 1 sat/vB gap can be rounding of integer tiers alone)

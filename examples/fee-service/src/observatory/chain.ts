@@ -23,7 +23,7 @@ export interface ChainReader {
   blocks(from: number, to: number): Promise<StoredBlock[]>;
 }
 
-/** Block subsidy in sats: 50 BTC halved every 210,000 blocks (FEES.md section 7). */
+/** Block subsidy in sats: 50 BTC halved every 210,000 blocks (`docs/fee-rules.md#transactions-and-blocks`). */
 export function subsidyAtHeight(height: number): number {
   const halvings = Math.floor(height / 210_000);
   return halvings >= 64 ? 0 : Math.floor(5_000_000_000 / 2 ** halvings);

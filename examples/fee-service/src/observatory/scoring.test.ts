@@ -16,7 +16,7 @@ const estimate = (rateSatVb: number, target: number, tipHeight = 100) => ({
   tipHeight,
 });
 
-describe('judgeEstimate (FEES.md section 6)', () => {
+describe('judgeEstimate (docs/fee-rules.md#observatory-scoring)', () => {
   it('counts a hit when q reaches p10 of a block of the window, and measures the overpayment from that block', () => {
     // q = 5, block 101: p10 = 4, p75 = 6 → hit, within; 5 − 4 = 1 sat/vB; ceil(700) − ceil(560) = 140 sats
     expect(judgeEstimate(estimate(5, 1), [block(101, 4, 6)])).toEqual({

@@ -11,7 +11,7 @@ import type { MempoolSpaceClient } from '../upstreams/mempool-space';
  * answers — the observatory judges what the source said.
  */
 
-/** Highest believable rate (FEES.md section 2): anything above is discarded as invalid. */
+/** Highest believable rate (`docs/fee-rules.md#snapshot-validation`): anything above is discarded as invalid. */
 export const MAX_PLAUSIBLE_RATE_SAT_VB = 10_000;
 
 /** One poll of a source. */
@@ -29,7 +29,7 @@ export interface EstimateSource {
   poll(): Promise<SourcePoll>;
 }
 
-/** mempool.space tiers as targets (FEES.md section 6); `minimum` is a floor, not a target. */
+/** mempool.space tiers as targets (`docs/fee-rules.md#tier-targets`); `minimum` is a floor, not a target. */
 export const MEMPOOL_TIER_TARGETS = { fastestFee: 1, halfHourFee: 3, hourFee: 6, economyFee: 144 } as const;
 
 /** Targets asked of Esplora and Core by default: the tiers' horizons plus 2, 12 and 24 blocks. */

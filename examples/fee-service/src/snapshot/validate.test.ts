@@ -45,7 +45,7 @@ const block = (overrides: Partial<FeeSnapshot['projected_blocks'][number]>) => (
   ...overrides,
 });
 
-describe('snapshot validation (FEES.md section 2)', () => {
+describe('snapshot validation (docs/fee-rules.md#snapshot-validation)', () => {
   it('accepts a well-formed snapshot and attaches a sha256 digest', () => {
     const recorded = validateFeeSnapshot(buildSnapshot());
     expect(recorded.snapshot_digest).toMatch(/^sha256:[0-9a-f]{64}$/);

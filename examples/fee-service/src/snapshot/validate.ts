@@ -5,7 +5,7 @@ import { type FeeTiers, TIER_NAMES } from '../domain/types';
 import { snapshotDigest } from './digest';
 import type { FeeSnapshot, RecordedSnapshot } from './types';
 
-/** Highest rate a snapshot may carry (FEES.md section 2). */
+/** Highest rate a snapshot may carry (`docs/fee-rules.md#snapshot-validation`). */
 export const MAX_RATE_SAT_VB = 10_000;
 /** Most projected blocks mempool.space reports (the 8th is the "stack"). */
 export const MAX_PROJECTED_BLOCKS = 8;
@@ -21,7 +21,7 @@ const isRate = (v: unknown): v is number => typeof v === 'number' && Number.isFi
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 /**
- * Checks every rule of FEES.md section 2 and lists each broken one.
+ * Checks every rule of `docs/fee-rules.md#snapshot-validation` and lists each broken one.
  * @returns an empty array when the snapshot is valid
  */
 export function findSnapshotProblems(snapshot: FeeSnapshot): string[] {

@@ -34,7 +34,7 @@ export function checkRejected(answer: Answer, code: string): PaymentRequired {
   return challenge as unknown as PaymentRequired;
 }
 
-/** Fails unless the answer carries the seed's Error body with `code` and a coherent shape. */
+/** Fails unless the answer carries the Error body (`docs/errors.md`) with `code` and a coherent shape. */
 export function checkErrorBody(answer: Answer, status: number, code: string): Record<string, unknown> {
   checkEqual(answer.status, status, `status of the ${code} answer`);
   const error = json(answer)['error'] as Record<string, unknown> | undefined;

@@ -53,7 +53,7 @@ export interface CatalogAccept {
   outputSchema: { input: CatalogInput & { discoverable: true }; output: JsonSchema | null };
 }
 
-/** One paid resource of the listing (seed section 2.5). */
+/** One paid resource of the listing (`docs/discovery.md#the-catalog-listing`). */
 export interface CatalogItem {
   resource: string;
   type: 'http';
@@ -249,7 +249,7 @@ function matches(item: CatalogItem, query: CatalogQuery): boolean {
 }
 
 /**
- * The paid-resource catalog of seed section 2.5, built from the route table: every `active`
+ * The paid-resource catalog (`docs/discovery.md#the-catalog-listing`), built from the route table: every `active`
  * concrete route (price patterns and paused or retired routes are left out), in table order.
  *
  * @throws TollboothError `invalid_config` for a missing `baseUrl` or `facilitatorUrl`.

@@ -4,7 +4,7 @@ import { TollboothError } from '../errors/tollbooth-error';
 /** A JSON Schema (draft 2020-12) as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
-/** A documented request parameter, as the seed's catalog shows it. */
+/** A documented request parameter, as the catalog shows it (`docs/discovery.md#the-catalog-listing`). */
 export interface ParameterDescriptor {
   /** JSON Schema type name: `string`, `number`, `integer`, `boolean`, `array`, `object`. */
   type: string;
@@ -132,7 +132,8 @@ function jsonTypeOf(value: unknown): string {
 
 /**
  * The parameters of an object schema as `{name: {type, description, required}}`, the descriptor
- * form of the seed's catalog (section 2.5). A parameter without a description gets its name.
+ * form of the catalog (`docs/discovery.md#the-catalog-listing`). A parameter without a description
+ * gets its name.
  */
 export function parameterDescriptors(json: JsonSchema | undefined): Record<string, ParameterDescriptor> {
   const { properties, required } = objectMembers(json);

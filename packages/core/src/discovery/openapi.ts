@@ -14,7 +14,7 @@ import {
   toTemplatePath,
 } from './route-view';
 
-/** The seed's Error body (section 2.3), as the zod schema the OpenAPI document derives from. */
+/** The Error body (`docs/errors.md`), as the zod schema the OpenAPI document derives from. */
 const ErrorBodySchema = z.object({
   error: z.object({
     code: z.string().describe('Stable error code'),
@@ -57,7 +57,7 @@ export interface OpenApiOptions {
   facilitatorUrl?: string;
   /** Default `Tollbooth API`. */
   title?: string;
-  /** Default `pre-release` (seed section 9). */
+  /** Default `pre-release` (`docs/fee-service-contract.md#versioning`). */
   version?: string;
   description?: string;
   /** Free routes to document too (the fee preview, health checks, …). */

@@ -89,7 +89,7 @@ function pathOf(url: string): { path: string; query: string } {
  * listing, `/.well-known/x402` and `/api/openapi.json` (paths configurable). The static documents
  * are serialised once per table state (their sources rebuild when a route's price or
  * availability changes) and carry an `ETag`; `If-None-Match` answers 304. Bad paging answers 400
- * with the seed's Error body; other methods on these paths answer 405.
+ * with the Error body (`docs/errors.md`); other methods on these paths answer 405.
  *
  * @example
  * const respond = createDiscoveryResponder({ catalog, wellKnown, openapi });

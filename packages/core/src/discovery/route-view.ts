@@ -235,7 +235,7 @@ function orderOf(route: DiscoverableRoute, index: number): number {
   return typeof order === 'number' ? order : index;
 }
 
-/** The routes of a table in declaration order (the order the seed's tables list them). */
+/** The routes of a table in declaration order (the order the contract's tables list them). */
 export function routesInOrder(table: DiscoverableTable): DiscoverableRoute[] {
   return table.routes
     .map((route, index) => ({ route, order: orderOf(route, index) }))

@@ -28,7 +28,7 @@ export interface PaidEndpoint {
   resources: string[];
 }
 
-/** The payment discovery document served at `/.well-known/x402` (seed section 2.6). */
+/** The payment discovery document served at `/.well-known/x402` (`docs/discovery.md#the-payment-discovery-document`). */
 export interface WellKnownDocument {
   x402: true;
   x402Version: 2;
@@ -215,7 +215,8 @@ export function buildWellKnownDocument(
 }
 
 /**
- * The payment discovery document of seed section 2.6, built from the route table once and
+ * The payment discovery document (`docs/discovery.md#the-payment-discovery-document`), built from
+ * the route table once and
  * rebuilt when a route's price or availability changes.
  *
  * @throws TollboothError `invalid_config` for a missing base URL or facilitator URL, or

@@ -1,6 +1,6 @@
 import { ERROR_CODES, type ErrorCode } from './codes';
 
-/** The seed's Error body (section 2.3). */
+/** The Error body every non-2xx answer but a 402 carries (`docs/errors.md`). */
 export interface ErrorBody {
   error: {
     code: string;

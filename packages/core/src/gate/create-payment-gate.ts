@@ -262,7 +262,7 @@ function compileGateRoutes(options: PaymentGateOptions, problems: string[]): Rou
 }
 
 /**
- * Creates the framework-neutral payment gate (DESIGN.md section 3): availability, canonical
+ * Creates the framework-neutral payment gate (`packages/core/README.md`): availability, canonical
  * rule, 402 challenges, decoding and matching of payments, scheme pre-verification, the
  * settlement ledger, verify, settle and every outcome. Adapters only translate.
  *

@@ -1,7 +1,7 @@
 import type { PaymentIdentity } from '../scheme';
 
 /**
- * Life of one paid request in the settlement ledger (DESIGN.md section 4):
+ * Life of one paid request in the settlement ledger (`docs/ledger.md#states`):
  *
  * ```
  * claimed → verified → settling → settled

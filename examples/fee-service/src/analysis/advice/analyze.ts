@@ -8,7 +8,7 @@ import { type ContextReading, readContext, URGENCY_HORIZON_BLOCKS, type Urgency 
 /** A fee above this share of the amount sent is warned about (percent). */
 export const FEE_SHARE_WARNING_PERCENT = 1;
 
-/** The tier that targets each horizon (FEES.md's tier → target mapping: 1, 6, 144 blocks). */
+/** The tier that targets each horizon (`docs/fee-rules.md#tier-targets`: 1, 6, 144 blocks). */
 export const HORIZON_TIER: Readonly<Record<number, TierName>> = { 1: 'fastest', 6: 'hour', 144: 'economy' };
 
 /** How often the observatory saw this source's tier confirm within the horizon. */

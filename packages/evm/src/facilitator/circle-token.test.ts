@@ -3,13 +3,13 @@ import type { PaymentRequirements } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExactEvmReason } from './constants';
+import { ExactEvmReason } from '../constants';
+import { createExactEvmScheme } from '../server/create-exact-evm-scheme';
+import { buildPayment, buildRequirements } from '../test-fixtures';
 import {
   type CreateExactEvmFacilitatorReturnType,
   createExactEvmFacilitator,
-} from './facilitator/create-exact-evm-facilitator';
-import { createExactEvmScheme } from './server/create-exact-evm-scheme';
-import { buildPayment, buildRequirements } from './test-fixtures';
+} from './create-exact-evm-facilitator';
 
 let devnet: Devnet;
 let facilitator: CreateExactEvmFacilitatorReturnType;

@@ -1,7 +1,7 @@
 import { compileRoutes, TollboothConfigError } from '@tollbooth/core';
 import { describe, expect, it } from 'vitest';
-import { createExactEvmScheme } from './server/create-exact-evm-scheme';
-import { checkEvmAddress } from './utils/check-evm-address';
+import { createExactEvmScheme } from '../server/create-exact-evm-scheme';
+import { checkEvmAddress } from './check-evm-address';
 
 const CHECKSUMMED = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 // The same address with one letter's case flipped: the EIP-55 checksum catches it.

@@ -7,15 +7,15 @@ import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExactEvmReason } from './constants';
+import { ExactEvmReason } from '../constants';
+import { preVerifyExactEvmPayment } from '../server/pre-verify-exact-evm-payment';
+import { buildPayment, buildRequirements } from '../test-fixtures';
 import {
   type CreateExactEvmFacilitatorReturnType,
   createExactEvmFacilitator,
-} from './facilitator/create-exact-evm-facilitator';
-import { settleExactEvmPayment } from './facilitator/settle-exact-evm-payment';
-import { verifyExactEvmPayment } from './facilitator/verify-exact-evm-payment';
-import { preVerifyExactEvmPayment } from './server/pre-verify-exact-evm-payment';
-import { buildPayment, buildRequirements } from './test-fixtures';
+} from './create-exact-evm-facilitator';
+import { settleExactEvmPayment } from './settle-exact-evm-payment';
+import { verifyExactEvmPayment } from './verify-exact-evm-payment';
 
 let devnet: Devnet;
 let facilitator: CreateExactEvmFacilitatorReturnType;

@@ -1,10 +1,10 @@
 import type { PaymentRequiredV1 } from '@tollbooth/core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { createPaymentPayload } from './client/create-payment-payload';
-import { EvmSchemeError } from './errors';
-import { preVerifyExactEvmPayment } from './server/pre-verify-exact-evm-payment';
-import { BASE_USDC, buildPaymentRequired, buildRequirements, PAY_TO } from './test-fixtures';
+import { EvmSchemeError } from '../errors';
+import { preVerifyExactEvmPayment } from '../server/pre-verify-exact-evm-payment';
+import { BASE_USDC, buildPaymentRequired, buildRequirements, PAY_TO } from '../test-fixtures';
+import { createPaymentPayload } from './create-payment-payload';
 
 const account = privateKeyToAccount(generatePrivateKey());
 

@@ -14,10 +14,10 @@ import {
 } from 'viem';
 import { privateKeyToAccount, sign } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { transferWithAuthorizationTypes } from './constants';
-import { hashTransferAuthorization } from './signature/hash-transfer-authorization';
-import { recoverSignerAddress } from './signature/recover-signer-address';
-import { getDefaultRecoveryBackend, getRecoverPublicKey } from './signature/recovery-backends';
+import { transferWithAuthorizationTypes } from '../constants';
+import { hashTransferAuthorization } from './hash-transfer-authorization';
+import { recoverSignerAddress } from './recover-signer-address';
+import { getDefaultRecoveryBackend, getRecoverPublicKey } from './recovery-backends';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const privateKey = fc

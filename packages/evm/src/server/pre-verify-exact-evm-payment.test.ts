@@ -1,9 +1,9 @@
 import type { PaymentPayload } from '@tollbooth/core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { ExactEvmReason } from './constants';
-import { preVerifyExactEvmPayment } from './server/pre-verify-exact-evm-payment';
-import { BASE_USDC, buildPayment, buildRequirements, PAY_TO, tamper } from './test-fixtures';
+import { ExactEvmReason } from '../constants';
+import { BASE_USDC, buildPayment, buildRequirements, PAY_TO, tamper } from '../test-fixtures';
+import { preVerifyExactEvmPayment } from './pre-verify-exact-evm-payment';
 
 const account = privateKeyToAccount(generatePrivateKey());
 const now = () => Math.floor(Date.now() / 1000);

@@ -16,14 +16,14 @@ import { ExactEvmSchemeV1 as OfficialExactEvmClientV1 } from '@x402/evm/exact/v1
 import { createWalletClient, http, nonceManager, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPaymentPayload } from './client/create-payment-payload';
-import { ExactEvmReason } from './constants';
+import { createPaymentPayload } from '../client/create-payment-payload';
+import { ExactEvmReason } from '../constants';
+import { createExactEvmScheme } from '../server/create-exact-evm-scheme';
+import { buildPaymentRequired, tamper } from '../test-fixtures';
 import {
   type CreateExactEvmFacilitatorReturnType,
   createExactEvmFacilitator,
-} from './facilitator/create-exact-evm-facilitator';
-import { createExactEvmScheme } from './server/create-exact-evm-scheme';
-import { buildPaymentRequired, tamper } from './test-fixtures';
+} from './create-exact-evm-facilitator';
 
 let devnet: Devnet;
 let ours: CreateExactEvmFacilitatorReturnType;

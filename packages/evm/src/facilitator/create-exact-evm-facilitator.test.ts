@@ -3,16 +3,16 @@ import { type Devnet, startDevnet, testErc1271WalletAbi, testErc1271WalletByteco
 import { createPublicClient, custom, type Hex, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signTransferAuthorization } from './client/sign-transfer-authorization';
-import { ExactEvmReason } from './constants';
+import { signTransferAuthorization } from '../client/sign-transfer-authorization';
+import { ExactEvmReason } from '../constants';
+import { reconcileExactEvmPayment } from '../reconcile/reconcile-exact-evm-payment';
+import { createExactEvmScheme } from '../server/create-exact-evm-scheme';
+import { buildPayment, buildRequirements, tamper } from '../test-fixtures';
+import { createAuthorizationNonce } from '../utils/create-authorization-nonce';
 import {
   type CreateExactEvmFacilitatorReturnType,
   createExactEvmFacilitator,
-} from './facilitator/create-exact-evm-facilitator';
-import { reconcileExactEvmPayment } from './reconcile/reconcile-exact-evm-payment';
-import { createExactEvmScheme } from './server/create-exact-evm-scheme';
-import { buildPayment, buildRequirements, tamper } from './test-fixtures';
-import { createAuthorizationNonce } from './utils/create-authorization-nonce';
+} from './create-exact-evm-facilitator';
 
 let devnet: Devnet;
 let facilitator: CreateExactEvmFacilitatorReturnType;

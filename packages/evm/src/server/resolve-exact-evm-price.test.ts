@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defineAsset } from './assets/define-asset';
-import { findAsset } from './assets/find-asset';
-import { EvmSchemeError } from './errors';
-import { createExactEvmScheme } from './server/create-exact-evm-scheme';
+import { defineAsset } from '../assets/define-asset';
+import { findAsset } from '../assets/find-asset';
+import { EvmSchemeError } from '../errors';
+import { createExactEvmScheme } from './create-exact-evm-scheme';
 
 const devnetToken = defineAsset({
   network: 'eip155:31337',
