@@ -32,6 +32,8 @@ describe('loadConfig', () => {
       ESPLORA_URL: 'https://blockstream.info/api',
       FACILITATOR_URL: 'https://x402.org/facilitator',
       FACILITATOR_NAME: 'x402.org',
+      RPC_URL: 'https://mainnet.base.org',
+      INSTANCE_ID: 'fees-a',
       PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
       LEDGER_URL: 'postgres://postgres@127.0.0.1/test',
       RATE_LIMIT_MAX: '5',
@@ -48,6 +50,8 @@ describe('loadConfig', () => {
       profile: 'production',
       upstream: { kind: 'esplora', url: 'https://blockstream.info/api' },
       facilitator: { url: 'https://x402.org/facilitator', name: 'x402.org' },
+      chainReaders: { 'eip155:8453': 'https://mainnet.base.org' },
+      instanceId: 'fees-a',
       payment: { payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' },
       ledgerUrl: 'postgres://postgres@127.0.0.1/test',
       rateLimit: { max: 5, redisUrl: 'redis://127.0.0.1:6379' },
@@ -81,5 +85,39 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ FACILITATOR_URL: 'https://x402.org/facilitator', NETWORK: 'eip155:10' }),
     ).toThrow(/PAY_TO: required[\s\S]*ASSET: required for eip155:10/);
+  });
+
+  it('refuses an external facilitator without a chain reader in the production profile', () => {
+    const external = {
+      FACILITATOR_URL: 'https://x402.org/facilitator',
+      PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+    };
+    expect(() => loadConfig({ ...external, PROFILE: 'production' })).toThrow(
+      /RPC_URL: required in the production profile with FACILITATOR_URL — a JSON-RPC URL of eip155:8453/,
+    );
+    // The local profile starts, and says at start what it cannot guarantee (startup/payments.ts).
+    expect(loadConfig(external).chainReaders).toEqual({});
+    expect(
+      loadConfig({
+        ...external,
+        PROFILE: 'production',
+        NETWORK: 'eip155:84532',
+        RPC_URL: 'https://sepolia.base.org',
+      }).chainReaders,
+    ).toEqual({ 'eip155:84532': 'https://sepolia.base.org' });
+    // The embedded devnet is its own reader: an RPC_URL beside it is a mistake, said at once.
+    expect(() => loadConfig({ RPC_URL: 'http://127.0.0.1:8545' })).toThrow(
+      /RPC_URL: only with FACILITATOR_URL/,
+    );
+    expect(() => loadConfig({ ...external, RPC_URL: 'ftp://node' })).toThrow(/RPC_URL: must be a URL/);
+    expect(loadConfig({}).chainReaders).toEqual({});
+  });
+
+  it('names the instance in ledger owners: INSTANCE_ID, else host and port, none for port 0', () => {
+    expect(loadConfig({ INSTANCE_ID: 'fees-1' }).instanceId).toBe('fees-1');
+    expect(loadConfig({ PORT: '8080' }).instanceId).toMatch(/^[A-Za-z0-9._-]+-8080$/);
+    expect(loadConfig({ PORT: '8081' }).instanceId).not.toBe(loadConfig({ PORT: '8080' }).instanceId);
+    expect(loadConfig({ PORT: '0' }).instanceId).toBeUndefined();
+    expect(() => loadConfig({ INSTANCE_ID: 'a b' })).toThrow(/INSTANCE_ID: must be 1 to 64/);
   });
 });

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import * as z from 'zod';
 import { historyUrlBesideLedger } from './capabilities/history/urls';
 import { SCENARIO_NAMES } from './simulator/scenarios';
@@ -146,6 +147,12 @@ const EnvSchema = z.object({
   FACILITATOR_NAME: optionalString,
   FACILITATOR_TIMEOUT_MS: integer(1).optional(),
   FACILITATOR_SETTLE_TIMEOUT_MS: integer(1).optional(),
+  RPC_URL: url(['http:', 'https:']).optional(),
+  INSTANCE_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes or underscores')
+    .optional(),
   PAY_TO: z.string().trim().regex(ADDRESS, 'must be a 0x-prefixed 20-byte address').optional(),
   NETWORK: z.string().trim().regex(CAIP2_EVM, 'must be a CAIP-2 EVM network such as eip155:8453').optional(),
   ASSET: z.string().trim().regex(ADDRESS, 'must be a 0x-prefixed 20-byte token address').optional(),
@@ -236,6 +243,19 @@ export interface ServiceConfig {
     timeoutMs: number;
     settleTimeoutMs: number;
   };
+  /**
+   * The chain reader of each paid network (JSON-RPC URL by CAIP-2 network): it judges uncertain
+   * settlements (`authorizationState`, the settlement's receipt) and confirms reported ones.
+   * `RPC_URL` serves `NETWORK`. Empty with the embedded devnet (its own node is the reader) and
+   * when an external facilitator runs without one (then only the facilitator's word counts).
+   */
+  chainReaders: Readonly<Record<string, string>>;
+  /**
+   * This instance's name in ledger owners. A restarted instance with the same name resumes its own
+   * unfinished entries at once; two instances running together must have different names.
+   * `INSTANCE_ID`, else `<host name>-<PORT>` (random when PORT is 0).
+   */
+  instanceId: string | undefined;
   payment: {
     /** Undefined = the devnet's payTo account (only without FACILITATOR_URL). */
     payTo: string | undefined;
@@ -295,6 +315,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
     if (e.FACILITATOR_URL && !e.PAY_TO) {
       problems.push('PAY_TO: required when FACILITATOR_URL is set (the devnet payTo only exists in-process)');
+    }
+    if (e.RPC_URL && !e.FACILITATOR_URL) {
+      problems.push(
+        'RPC_URL: only with FACILITATOR_URL (without it the embedded devnet is the chain and its own reader)',
+      );
+    }
+    if (e.FACILITATOR_URL && !e.RPC_URL && (e.PROFILE ?? CONFIG_DEFAULTS.PROFILE) === 'production') {
+      problems.push(
+        `RPC_URL: required in the production profile with FACILITATOR_URL — a JSON-RPC URL of ${network}, the chain reader that settles what a lost or failed facilitator answer leaves uncertain (without it a payer can be charged and never served)`,
+      );
     }
     if (!known && !e.ASSET) problems.push(`ASSET: required for ${network} (no known USDC address)`);
     const kindUrl = { mempool: e.MEMPOOL_URL, esplora: e.ESPLORA_URL, core: e.CORE_RPC_URL };
@@ -360,6 +390,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.FACILITATOR_TIMEOUT_MS ?? CONFIG_DEFAULTS.FACILITATOR_TIMEOUT_MS,
       settleTimeoutMs: e.FACILITATOR_SETTLE_TIMEOUT_MS ?? CONFIG_DEFAULTS.FACILITATOR_SETTLE_TIMEOUT_MS,
     },
+    chainReaders: e.RPC_URL ? { [network]: e.RPC_URL } : {},
+    instanceId: e.INSTANCE_ID ?? defaultInstanceId(e.PORT ?? CONFIG_DEFAULTS.PORT),
     payment: {
       payTo: e.PAY_TO,
       network,
@@ -379,4 +411,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? CONFIG_DEFAULTS.SHUTDOWN_TIMEOUT_MS,
   };
+}
+
+/** `<host name>-<port>`: stable across restarts, distinct for instances side by side; none for port 0. */
+function defaultInstanceId(port: number): string | undefined {
+  if (port === 0) return undefined;
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 57) || 'host';
+  return `${host}-${port}`;
 }

@@ -2,6 +2,7 @@
 // facilitator, SQLite ledger), or whatever the environment configures.
 import { ConfigError, loadConfig } from './config';
 import { startFeeService } from './service';
+import { ChainReaderMismatchError } from './startup/payments';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -49,6 +50,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: NodeJS.ErrnoException & { port?: number }) => {
+  if (error instanceof ChainReaderMismatchError) {
+    console.error(error.message);
+    process.exit(2);
+  }
   console.error(
     error.code === 'EADDRINUSE' ? `port ${error.port} is in use: set PORT to a free port` : error,
   );

@@ -105,6 +105,11 @@ export interface SchemeServer {
    * alone. Optional: without it (no chain reader), the gate takes the facilitator's word.
    */
   confirmSettlement?(input: ReconcileInput & { transaction: string }): Promise<ReconcileResult>;
+  /**
+   * Whether a chain reader is configured for a network (without asking it anything). Optional:
+   * without it, a scheme with `reconcile` counts as having a reader for every network it supports.
+   */
+  hasChainReader?(network: string): boolean;
 }
 
 /** What a scheme's chain reader says about its network. */

@@ -100,6 +100,9 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     schemes: payments.schemes,
     facilitator: payments.facilitator,
     ledger: options.ledger,
+    ...(config.instanceId ? { instanceId: config.instanceId } : {}),
+    // The production profile never runs without a chain reader (config.ts refuses RPC_URL unset).
+    requireChainReader: config.profile === 'production',
     // A browser opening a paid route gets a page that pays with its wallet (docs/paywall.md).
     paywall: {
       appName: 'Bitcoin fee service',

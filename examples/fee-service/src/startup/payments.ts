@@ -65,6 +65,44 @@ export async function startPayments(
     assetName: config.payment.assetName,
     assetVersion: config.payment.assetVersion,
   };
-  const schemes = [createExactEvmScheme(devnet ? { publicClient: devnet.publicClient } : {})];
-  return { devnet, facilitatorUrl, facilitator, terms, schemes };
+  // The chain judges uncertain settlements and confirms reported ones: the devnet's own node, else
+  // RPC_URL. Without either only the facilitator's word counts (refused in the production profile).
+  const scheme = createExactEvmScheme(
+    devnet ? { publicClient: devnet.publicClient } : { rpcUrl: config.chainReaders },
+  );
+  if (!devnet) await checkChainReaders(config, scheme, logger);
+  return { devnet, facilitatorUrl, facilitator, terms, schemes: [scheme] };
+}
+
+/** Thrown at start-up when a chain reader serves another chain than its network. */
+export class ChainReaderMismatchError extends Error {
+  readonly code = 'chain_reader_mismatch';
+}
+
+/**
+ * Says at start what the chain reader can guarantee: a node of another chain stops the start
+ * (it would judge payments wrongly), an unreachable one is a warning (readiness reports it, the
+ * reconciler asks it again), and no reader at all is a loud warning.
+ */
+async function checkChainReaders(config: ServiceConfig, scheme: SchemeServer, logger: Logger): Promise<void> {
+  const network = config.payment.network;
+  if (!config.chainReaders[network]) {
+    logger.warn(
+      { code: 'no_chain_reader', network },
+      `RPC_URL is not set: no chain reader for ${network}. A settlement whose facilitator answer is lost or fails stays uncertain (502 settlement_uncertain) until a retry happens to get a facilitator answer, and a reported settlement is taken on the facilitator's word. Set RPC_URL (required in the production profile).`,
+    );
+    return;
+  }
+  const status = await scheme.chainStatus!(network);
+  if (status.ok) {
+    logger.info({ network, blockNumber: status.blockNumber?.toString() }, 'chain reader answers');
+    return;
+  }
+  if (/ serves eip155:\d+, not /.test(status.message)) {
+    throw new ChainReaderMismatchError(`RPC_URL: ${status.message} (NETWORK is ${network})`);
+  }
+  logger.warn(
+    { code: 'chain_reader_unavailable', network, detail: status.message },
+    'the chain reader (RPC_URL) does not answer yet: uncertain settlements wait for it',
+  );
 }

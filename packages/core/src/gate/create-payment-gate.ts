@@ -1215,7 +1215,7 @@ function chainReaderProblems(table: RouteTable, schemes: readonly SchemeServer[]
       const scheme = schemes.find(
         (s) => s.scheme === requirement.scheme && s.supportsNetwork(requirement.network),
       );
-      if (scheme && !scheme.reconcile)
+      if (scheme && (!scheme.reconcile || scheme.hasChainReader?.(requirement.network) === false))
         problems.add(`${requirement.network} (scheme ${requirement.scheme}) has no chain reader`);
     }
   }

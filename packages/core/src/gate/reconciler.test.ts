@@ -341,6 +341,15 @@ describe('chain readers', () => {
     expect(warnings).toEqual([expect.stringMatching(/eip155:8453 \(scheme exact\) has no chain reader/)]);
   });
 
+  it('counts a reader only for the networks the scheme says it has one for', () => {
+    const elsewhere = { ...createSimpleScheme(), hasChainReader: (n: string) => n === 'eip155:84532' };
+    expect(() => createGate({ schemes: [elsewhere], requireChainReader: true })).toThrow(
+      /eip155:8453 \(scheme exact\) has no chain reader/,
+    );
+    const here = { ...createSimpleScheme(), hasChainReader: (n: string) => n === 'eip155:8453' };
+    expect(() => createGate({ schemes: [here], requireChainReader: true })).not.toThrow();
+  });
+
   it('is ready only when the facilitator and every paid network answer', async () => {
     scheme.chainStatus = async () => ({ ok: true, blockNumber: 7 });
     expect(await gate.readiness()).toEqual({

@@ -297,6 +297,49 @@ describe('createExactEvmFacilitator on a devnet', () => {
     expect(before - (await devnet.balanceOf(account.address))).toBe(10_000n);
   });
 
+  it('judges with a chain reader given as rpcUrl, only from a node of the payment network', async () => {
+    const account = payer(2);
+    const payment = await buildPayment(account, requirements);
+    const input = { payload: payment, requirements, now: now() };
+    const fromUrl = createExactEvmScheme({ rpcUrl: devnet.rpcUrl });
+    const byNetwork = createExactEvmScheme({ rpcUrl: { 'eip155:8453': devnet.rpcUrl } });
+    expect(await fromUrl.reconcile!(input)).toEqual({ status: 'unsettled' });
+    const settled = await facilitator.settle(payment, requirements);
+    expect(settled.success).toBe(true);
+    for (const scheme of [fromUrl, byNetwork]) {
+      expect(await scheme.reconcile!(input)).toMatchObject({
+        status: 'settled',
+        receipt: { transaction: settled.transaction, payer: account.address, amount: '10000' },
+      });
+      expect(await scheme.chainStatus!('eip155:8453')).toMatchObject({ ok: true });
+      expect(scheme.hasChainReader!('eip155:8453')).toBe(true);
+    }
+    expect(byNetwork.hasChainReader!('eip155:84532')).toBe(false);
+    // A node of another chain is never asked about a payment: its answers would be about other coins.
+    const origin = new URL(devnet.rpcUrl).origin;
+    const elsewhere = { ...input, requirements: { ...requirements, network: 'eip155:84532' } };
+    const wrongNode = createExactEvmScheme({ rpcUrl: { 'eip155:84532': devnet.rpcUrl } });
+    for (const scheme of [fromUrl, wrongNode]) {
+      expect(await scheme.reconcile!(elsewhere)).toEqual({
+        status: 'unknown',
+        message: `chain reader ${origin} serves eip155:8453, not eip155:84532`,
+      });
+      expect(await scheme.chainStatus!('eip155:84532')).toEqual({
+        ok: false,
+        message: `chain reader ${origin} serves eip155:8453, not eip155:84532`,
+      });
+    }
+    const silent = createExactEvmScheme({ rpcUrl: 'http://127.0.0.1:9' });
+    expect(await silent.reconcile!(input)).toMatchObject({
+      status: 'unknown',
+      message: expect.stringMatching(/^chain reader http:\/\/127\.0\.0\.1:9 did not answer eth_chainId/),
+    });
+    expect(() => createExactEvmScheme({ rpcUrl: { base: 'ftp://x' } })).toThrow(
+      /rpcUrl: "base" is not an eip155 network/,
+    );
+    expect(() => createExactEvmScheme({ rpcUrl: 'node.example' })).toThrow(/rpcUrl must be an http\(s\) URL/);
+  });
+
   it('answers settlement_pending with the hash when the receipt does not come, and reconcile finds it once mined', async () => {
     const slow = createExactEvmFacilitator({
       account: devnet.accounts.facilitator.privateKey,

@@ -1,6 +1,6 @@
 import type { ReconcileInput, SchemeServer } from '@tollbooth/core';
-import type { Chain, Client, Transport } from 'viem';
-import { getBlockNumber } from 'viem/actions';
+import { type Chain, type Client, createPublicClient, http, type Transport } from 'viem';
+import { getBlockNumber, getChainId as readChainId } from 'viem/actions';
 import { defineAsset, type EvmAsset } from '../assets/define-asset';
 import { EXACT_SCHEME } from '../constants';
 import { EvmErrorCode, EvmSchemeError } from '../errors';
@@ -22,6 +22,14 @@ export interface CreateExactEvmSchemeParameters {
    * the scheme has no `reconcile`.
    */
   publicClient?: AnyClient | Readonly<Record<string, AnyClient>> | undefined;
+  /**
+   * The same chain access from JSON-RPC URLs, when you have no viem client at hand: one URL (it
+   * serves the network whose chain id its node reports) or a URL per CAIP-2 network. Every node's
+   * `eth_chainId` is checked before it judges a payment: a node of another chain is never asked.
+   * Networks listed in `publicClient` take precedence.
+   * @example createExactEvmScheme({ rpcUrl: { 'eip155:8453': process.env.RPC_URL! } })
+   */
+  rpcUrl?: string | Readonly<Record<string, string>> | undefined;
   /** Blocks searched backwards for a used authorization's logs. Default 50 000. */
   reconcileLookbackBlocks?: bigint | number | undefined;
   /** Force the signature recovery backend. Default: native libsecp256k1 when it loads, else @noble/curves. */
@@ -34,6 +42,42 @@ export interface CreateExactEvmSchemeParameters {
 }
 export type CreateExactEvmSchemeReturnType = SchemeServer;
 export type CreateExactEvmSchemeErrorType = EvmSchemeError;
+
+function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const protocol = new URL(value).protocol;
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** A client built from a URL, answering only once its node said which chain it serves. */
+interface CheckedReader {
+  client: AnyClient;
+  /** The chain id the node reports (asked once; asked again after a failure). */
+  chainId(): Promise<number>;
+  /** The URL without credentials or query, for messages. */
+  label: string;
+}
+
+function checkedReader(url: string): CheckedReader {
+  const client = createPublicClient({ transport: http(url, { retryCount: 1 }) }) as AnyClient;
+  let asked: Promise<number> | undefined;
+  const parsed = new URL(url);
+  return {
+    client,
+    label: `${parsed.protocol}//${parsed.host}`,
+    chainId() {
+      asked ??= readChainId(client).catch((error: unknown) => {
+        asked = undefined;
+        throw error;
+      });
+      return asked;
+    },
+  };
+}
 
 function isClient(value: unknown): value is AnyClient {
   return (
@@ -83,6 +127,21 @@ export function createExactEvmScheme(
       }
     } else problems.push('publicClient must be a viem client or a record of clients by network');
   }
+  const urlReaders = new Map<string, CheckedReader>();
+  let anyNetworkReader: CheckedReader | undefined;
+  const { rpcUrl } = parameters;
+  if (rpcUrl !== undefined) {
+    if (typeof rpcUrl === 'string') {
+      if (isHttpUrl(rpcUrl)) anyNetworkReader = checkedReader(rpcUrl);
+      else problems.push('rpcUrl must be an http(s) URL');
+    } else if (typeof rpcUrl === 'object' && rpcUrl !== null) {
+      for (const [network, url] of Object.entries(rpcUrl)) {
+        if (getChainId(network) === undefined) problems.push(`rpcUrl: "${network}" is not an eip155 network`);
+        else if (!isHttpUrl(url)) problems.push(`rpcUrl["${network}"] must be an http(s) URL`);
+        else if (!clients.has(network)) urlReaders.set(network, checkedReader(url));
+      }
+    } else problems.push('rpcUrl must be a URL or a record of URLs by network');
+  }
   const lookback = parameters.reconcileLookbackBlocks;
   const validLookback =
     lookback === undefined ||
@@ -112,22 +171,48 @@ export function createExactEvmScheme(
         deferMismatchedSignaturesToFacilitator: parameters.deferMismatchedSignaturesToFacilitator === true,
       }),
   };
-  if (clients.size > 0 || anyNetworkClient) {
-    scheme.chainStatus = async (network: string) => {
-      const client = clients.get(network) ?? anyNetworkClient;
-      if (!client) return { ok: false, message: `no client configured for ${network}` };
+  if (clients.size > 0 || anyNetworkClient || urlReaders.size > 0 || anyNetworkReader) {
+    /** The client that may judge a payment on `network`, or why there is none. */
+    const readerFor = async (network: string): Promise<{ client: AnyClient } | { message: string }> => {
+      const client = clients.get(network);
+      if (client) return { client };
+      const reader = urlReaders.get(network) ?? (anyNetworkClient ? undefined : anyNetworkReader);
+      if (!reader) {
+        return anyNetworkClient
+          ? { client: anyNetworkClient }
+          : { message: `no client configured for ${network}` };
+      }
+      let served: number;
       try {
-        return { ok: true, blockNumber: await getBlockNumber(client, { cacheTime: 0 }) };
+        served = await reader.chainId();
+      } catch (error) {
+        return {
+          message: `chain reader ${reader.label} did not answer eth_chainId: ${error instanceof Error ? error.message : String(error)}`,
+        };
+      }
+      if (`eip155:${served}` !== network)
+        return { message: `chain reader ${reader.label} serves eip155:${served}, not ${network}` };
+      return { client: reader.client };
+    };
+    scheme.hasChainReader = (network: string) =>
+      clients.has(network) ||
+      urlReaders.has(network) ||
+      anyNetworkClient !== undefined ||
+      anyNetworkReader !== undefined;
+    scheme.chainStatus = async (network: string) => {
+      const reader = await readerFor(network);
+      if ('message' in reader) return { ok: false, message: reader.message };
+      try {
+        return { ok: true, blockNumber: await getBlockNumber(reader.client, { cacheTime: 0 }) };
       } catch (error) {
         return { ok: false, message: error instanceof Error ? error.message : String(error) };
       }
     };
     scheme.reconcile = async (input: ReconcileInput) => {
-      const client = clients.get(input.requirements.network) ?? anyNetworkClient;
-      if (!client)
-        return { status: 'unknown', message: `no client configured for ${input.requirements.network}` };
+      const reader = await readerFor(input.requirements.network);
+      if ('message' in reader) return { status: 'unknown', message: reader.message };
       return reconcileExactEvmPayment({
-        client,
+        client: reader.client,
         payload: input.payload,
         requirements: input.requirements,
         transaction: input.transaction,
