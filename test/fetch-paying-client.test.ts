@@ -1,7 +1,12 @@
 // @tollbooth/fetch's paying client against Tollbooth servers on the devnet: spend limits,
 // requirement selection, allowed assets, v1 challenges, and the 409 payment_in_progress retry with
 // the same payload across two instances sharing one ledger. Every test checks the balances.
-import { createMemoryLedgerStore, type PaymentOption, type PaymentPayload } from '@tollbooth/core';
+import {
+  createMemoryLedgerStore,
+  decodeHeaderJson,
+  type PaymentOption,
+  type PaymentPayload,
+} from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import {
   createEvmPaymentSigner,
@@ -186,8 +191,9 @@ describe('challenges and receipts', () => {
     const { response, receipt, payload } = await client.pay(`${app.url}/v1`);
     expect(response.status).toBe(200);
     expect(payload).toMatchObject({ x402Version: 1, scheme: 'exact', network: 'base' });
-    expect(response.headers.get('x-payment-response')).not.toBeNull();
     expect(receipt).toMatchObject({ success: true, network: 'base', payer: account.address });
+    expect(receipt?.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(decodeHeaderJson(response.headers.get('x-payment-response') ?? '')).toEqual(receipt);
     expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
   });
 

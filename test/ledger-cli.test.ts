@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { LedgerEntry, LedgerStore } from '@tollbooth/core';
+import { decodeHeaderJson, type LedgerEntry, type LedgerStore } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { createLedgerInspector, LEDGER_CLI_EXIT, runLedgerCli } from '@tollbooth/ledger-cli';
 import { createRedisLedgerStore } from '@tollbooth/store-redis';
@@ -178,7 +178,8 @@ describe('tollbooth-ledger on a SQLite ledger written by real payments', () => {
     expect(text.stdout).toMatch(/^state\s+settled$/m);
     expect(text.stdout).toMatch(new RegExp(`^transaction\\s+${settled.transaction}$`, 'm'));
     expect(text.stdout).toMatch(/^response: 200, \d+ bytes$/m);
-    expect(text.stdout).toContain('payment-response: ');
+    const header = /payment-response: (\S+)$/m.exec(text.stdout)?.[1];
+    expect(decodeHeaderJson(header ?? '')).toMatchObject({ success: true, transaction: settled.transaction });
     expect(text.stdout).toContain('"paid":true');
 
     const json = JSON.parse((await cli('show', settled.id, '-l', sqliteUrl, '--json')).stdout);

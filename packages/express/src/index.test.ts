@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import {
   createMemoryLedgerStore,
+  decodeHeaderJson,
   encodeHeader,
   type LedgerStore,
   type PaymentPayload,
@@ -14,6 +15,8 @@ import {
   createSimpleScheme,
   type ScriptedFacilitator,
   TEST_PAY_TO,
+  TEST_PAYER,
+  TEST_TX,
 } from '@tollbooth/core/testing';
 import express from 'express';
 import request from 'supertest';
@@ -109,10 +112,12 @@ describe('tollbooth() on Express 5', () => {
       .set('PAYMENT-SIGNATURE', header(buildPayment(requirement())));
     expect(res.status).toBe(200);
     expect(res.body.payer).toMatch(/^0x/);
-    const receipt = JSON.parse(
-      Buffer.from(String(res.headers['payment-response']), 'base64').toString('utf8'),
-    );
-    expect(receipt.success).toBe(true);
+    expect(decodeHeaderJson(String(res.headers['payment-response']))).toEqual({
+      success: true,
+      transaction: TEST_TX,
+      network,
+      payer: TEST_PAYER,
+    });
     expect(res.headers['access-control-expose-headers']).toContain('PAYMENT-RESPONSE');
     expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
   });
@@ -195,6 +200,9 @@ describe('tollbooth() on Express 5', () => {
     const second = await agent().get('/api/v1/fees/now').set('PAYMENT-SIGNATURE', value);
     expect(second.status).toBe(200);
     expect(second.text).toBe(first.text);
+    expect(decodeHeaderJson(String(first.headers['payment-response']))).toMatchObject({
+      transaction: TEST_TX,
+    });
     expect(second.headers['payment-response']).toBe(first.headers['payment-response']);
     expect(facilitator.calls.settle).toBe(1);
     expect(runs).toBe(1);
@@ -281,7 +289,12 @@ describe('tollbooth() on Express 5', () => {
       .get('/api/v1/fees/now')
       .set('X-PAYMENT', header(buildPayment(requirement())));
     expect(res.status).toBe(200);
-    expect(res.headers['x-payment-response']).toBeDefined();
+    expect(decodeHeaderJson(String(res.headers['x-payment-response']))).toEqual({
+      success: true,
+      transaction: TEST_TX,
+      network,
+      payer: TEST_PAYER,
+    });
     expect(res.headers['access-control-expose-headers']).toContain('X-PAYMENT-RESPONSE');
   });
 });

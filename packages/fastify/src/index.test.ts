@@ -1,10 +1,18 @@
 import { Readable } from 'node:stream';
-import { createPaymentGate, createResourceCatalog, encodeHeader, type RouteConfig } from '@tollbooth/core';
+import {
+  createPaymentGate,
+  createResourceCatalog,
+  decodeHeaderJson,
+  encodeHeader,
+  type RouteConfig,
+} from '@tollbooth/core';
 import {
   buildPayment,
   createScriptedFacilitator,
   createSimpleScheme,
   TEST_PAY_TO,
+  TEST_PAYER,
+  TEST_TX,
 } from '@tollbooth/core/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -82,7 +90,12 @@ describe('the tollbooth Fastify plugin', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('chunk one, chunk two');
     expect(res.headers['content-length']).toBe('20');
-    expect(res.headers['payment-response']).toBeDefined();
+    expect(decodeHeaderJson(res.headers['payment-response'] as string)).toEqual({
+      success: true,
+      transaction: TEST_TX,
+      network,
+      payer: TEST_PAYER,
+    });
   });
 
   it('leaves a 402 body alone once an onSend hook registered before it has transformed it', async () => {

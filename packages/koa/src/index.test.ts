@@ -1,12 +1,14 @@
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
-import { encodeHeader, type RoutesConfig } from '@tollbooth/core';
+import { decodeHeaderJson, encodeHeader, type RoutesConfig } from '@tollbooth/core';
 import {
   buildPayment,
   createScriptedFacilitator,
   createSimpleScheme,
   type ScriptedFacilitator,
   TEST_PAY_TO,
+  TEST_PAYER,
+  TEST_TX,
 } from '@tollbooth/core/testing';
 import Koa from 'koa';
 import request from 'supertest';
@@ -52,6 +54,9 @@ beforeEach(() => {
   throws = true;
 });
 
+/** The receipt the scripted facilitator's settlement produces, as the client decodes it. */
+const receipt = { success: true, transaction: TEST_TX, network: 'eip155:8453', payer: TEST_PAYER };
+
 const header = () => encodeHeader(buildPayment(middleware.gate.routes.get('GET /v1/*')!.requirements[0]!));
 const paid = (path: string, value = header()) =>
   request(app.callback()).get(path).set('PAYMENT-SIGNATURE', value).buffer(true);
@@ -62,7 +67,7 @@ describe('tollbooth() on Koa 3 with @koa/router', () => {
     expect(res.status).toBe(200);
     expect(res.body.payer).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.headers['payment-response']).toBeDefined();
+    expect(decodeHeaderJson(String(res.headers['payment-response']))).toEqual(receipt);
   });
 
   it.each([
@@ -85,7 +90,7 @@ describe('tollbooth() on Koa 3 with @koa/router', () => {
   it('settles an empty 204 answer', async () => {
     const res = await paid('/v1/empty');
     expect(res.status).toBe(204);
-    expect(res.headers['payment-response']).toBeDefined();
+    expect(decodeHeaderJson(String(res.headers['payment-response']))).toEqual(receipt);
   });
 
   it('releases the payment when a handler throws, so the same payload pays afterwards', async () => {

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { TollboothError } from '../errors/tollbooth-error';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
 import type { LedgerStore } from '../ledger/types';
-import { encodeHeader } from '../protocol/codec';
+import { decodeHeaderJson, encodeHeader } from '../protocol/codec';
 import type { PaymentPayload, PaymentRequirements } from '../protocol/schemas';
 import type { RoutesConfig } from '../routes/types';
 import type { ReconcileResult } from '../scheme';
@@ -16,6 +16,7 @@ import {
   createSimpleScheme,
   type SimpleScheme,
   TEST_PAY_TO,
+  TEST_PAYER,
 } from '../test-support/simple-scheme';
 import { createPaymentGate, type TollboothGate } from './create-payment-gate';
 import type { GateResponse, Outcome, RequestView } from './types';
@@ -71,6 +72,14 @@ function pay(payment: PaymentPayload, path = '/paid', header = 'PAYMENT-SIGNATUR
 }
 
 const json = (response: GateResponse) => JSON.parse(Buffer.from(response.body).toString('utf8'));
+/** The receipt a response carries, decoded as a client reads it (a garbled header fails here). */
+const receiptOf = (response: GateResponse, name = 'payment-response') => {
+  const value = response.headers[name];
+  expect(typeof value).toBe('string');
+  return decodeHeaderJson(value as string);
+};
+/** The receipt of the scripted facilitator's successful settlement. */
+const settled = { success: true, transaction: TEST_TX, network, payer: TEST_PAYER };
 
 async function run(
   request: RequestView,
@@ -431,7 +440,7 @@ describe('createPaymentGate', () => {
       const { outcome, response } = await run(pay(payment));
       expect(outcome.kind).toBe('replay');
       expect(response!.status).toBe(200);
-      expect(response!.headers['payment-response']).toBeDefined();
+      expect(receiptOf(response!)).toEqual({ success: true, transaction: TEST_TX, network });
       expect(facilitator.calls.settle).toBe(1);
       expect((await store.query({}))[0]!.state).toBe('settled');
     });
@@ -463,7 +472,7 @@ describe('createPaymentGate', () => {
       const { response, handlerRuns } = await run(pay(payment));
       expect(handlerRuns).toBe(0);
       expect(response!.status).toBe(200);
-      expect(response!.headers['payment-response']).toBeDefined();
+      expect(receiptOf(response!)).toEqual({ success: true, transaction: TEST_TX, network });
       expect(scheme.reconcileCalls).toBe(2);
       const [entry] = await store.query({});
       expect(entry!.state).toBe('settled');
@@ -522,7 +531,7 @@ describe('createPaymentGate', () => {
       headers: {},
       body: Buffer.from('{}'),
     });
-    expect(response.headers['payment-response']).toBeDefined();
+    expect(receiptOf(response)).toEqual(settled);
     expect((await store.query({}))[0]).toMatchObject({ state: 'settled', response: { status: 200 } });
   });
 
@@ -536,7 +545,7 @@ describe('createPaymentGate', () => {
   it('accepts a v2 payload in X-PAYMENT and answers in X-PAYMENT-RESPONSE', async () => {
     const { response } = await run(pay(buildPayment(requirementOf('GET /paid')), '/paid', 'X-PAYMENT'));
     expect(response!.status).toBe(200);
-    expect(response!.headers['x-payment-response']).toBeDefined();
+    expect(receiptOf(response!, 'x-payment-response')).toEqual(settled);
     expect(response!.headers['payment-response']).toBeUndefined();
   });
 
@@ -551,7 +560,7 @@ describe('createPaymentGate', () => {
     const v1 = { x402Version: 1, scheme: 'exact', network: 'base', payload: v2.payload };
     const { response } = await run(view('/old', { 'x-payment': encodeHeader(v1) }));
     expect(response!.status).toBe(200);
-    expect(response!.headers['x-payment-response']).toBeDefined();
+    expect(receiptOf(response!, 'x-payment-response')).toEqual({ ...settled, network: 'base' });
   });
 
   it('rejects a v1 payment on a v2 route with payment_version_mismatch', async () => {

@@ -146,7 +146,7 @@ describe('ledger reconciler', () => {
     const retry = await run(gate, pay(payment, '/first'));
     expect(retry).toMatchObject({ kind: 'proceed', handlerRuns: 1 });
     expect(retry.response.status).toBe(200);
-    expect(retry.response.headers['payment-response']).toBeDefined();
+    expect(decodeHeaderJson(retry.response.headers['payment-response'] as string)).toEqual(SETTLED);
     expect((await onlyEntry()).response?.status).toBe(200);
     expect(facilitator.calls.settle).toBe(1);
   });
