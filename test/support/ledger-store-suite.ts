@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { LedgerEntry, LedgerStore, StoredResponse } from '@tollbooth/core';
+import type { IdentifierBinding, LedgerEntry, LedgerStore, StoredResponse } from '@tollbooth/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 /**
@@ -519,6 +519,94 @@ export function describeLedgerStore(
         expect(await store.query({})).toHaveLength(100);
         expect(await store.query({ limit: 105 })).toHaveLength(105);
       });
+    });
+
+    describe('payment identifier bindings', () => {
+      const binding = (overrides: Partial<IdentifierBinding> = {}): IdentifierBinding => {
+        const now = Date.now();
+        return {
+          key: `0xpayer:pay_${randomBytes(12).toString('hex')}`,
+          fingerprint: randomBytes(32).toString('hex'),
+          entry: newId('bound'),
+          createdAt: now,
+          expiresAt: now + HOUR,
+          ...overrides,
+        };
+      };
+
+      it('binds a free key and keeps the first binding against a second one', async () => {
+        const store = await openStore();
+        const first = binding();
+        expect(await store.getIdentifier(first.key)).toBeUndefined();
+        expect(await store.bindIdentifier(first)).toEqual(first);
+        const second = binding({ key: first.key });
+        expect(await store.bindIdentifier(second)).toEqual(first);
+        expect(await store.getIdentifier(first.key)).toEqual(first);
+      });
+
+      it('moves a binding only away from the entry it names as replaced', async () => {
+        const store = await openStore();
+        const first = binding();
+        await store.bindIdentifier(first);
+        const next = binding({ key: first.key });
+        expect(await store.bindIdentifier(next, newId('other'))).toEqual(first);
+        expect(await store.bindIdentifier(next, first.entry)).toEqual(next);
+        expect(await store.getIdentifier(first.key)).toEqual(next);
+      });
+
+      it('lets exactly one of 20 concurrent binders of one key win', async () => {
+        const store = await openStore();
+        const key = binding().key;
+        const tries = Array.from({ length: 20 }, () => binding({ key }));
+        const results = await Promise.all(tries.map((b) => store.bindIdentifier(b)));
+        const winner = results[0]!;
+        expect(tries.some((b) => b.entry === winner.entry && b.fingerprint === winner.fingerprint)).toBe(
+          true,
+        );
+        for (const result of results) expect(result).toEqual(winner);
+      });
+
+      // Expired by the real clock: Redis deletes a binding itself at its expiresAt.
+      it('purges bindings that expired before the given time, and only those', async () => {
+        const store = await openStore();
+        const now = Date.now();
+        const old = binding({ expiresAt: now - 1_000 });
+        const kept = binding({ expiresAt: now + HOUR });
+        await store.bindIdentifier(old);
+        await store.bindIdentifier(kept);
+        await store.purgeExpired(now);
+        expect(await store.getIdentifier(old.key)).toBeUndefined();
+        expect(await store.getIdentifier(kept.key)).toEqual(kept);
+      });
+
+      if (options.durable) {
+        it('keeps bindings across closing and reopening the store', async () => {
+          const namespace = `bindings${++namespaces}`;
+          const first = await openStore(namespace);
+          const stored = binding();
+          await first.bindIdentifier(stored);
+          await closeStore(first);
+          const reopened = await openStore(namespace);
+          expect(await reopened.getIdentifier(stored.key)).toEqual(stored);
+        });
+      }
+
+      if (options.shared) {
+        it('never lets two instances both bind one key', async () => {
+          const namespace = `bindings${++namespaces}`;
+          const [one, two] = [await openStore(namespace), await openStore(namespace)];
+          for (let round = 0; round < 10; round += 1) {
+            const key = binding().key;
+            const tries = Array.from({ length: 6 }, () => binding({ key }));
+            const results = await Promise.all(
+              tries.map((b, i) => (i % 2 === 0 ? one : two).bindIdentifier(b)),
+            );
+            for (const result of results) expect(result).toEqual(results[0]);
+            expect(await one.getIdentifier(key)).toEqual(results[0]);
+            expect(await two.getIdentifier(key)).toEqual(results[0]);
+          }
+        });
+      }
     });
 
     it('purges only entries that expired before the given time', async () => {

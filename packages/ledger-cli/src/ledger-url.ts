@@ -68,6 +68,8 @@ function closing(store: LedgerStore, end: () => Promise<void>): LedgerStore {
     update: (id, expect, patch) => store.update(id, expect, patch),
     remove: (id, expect) => store.remove(id, expect),
     query: (query) => store.query(query),
+    bindIdentifier: (binding, replaces) => store.bindIdentifier(binding, replaces),
+    getIdentifier: (key) => store.getIdentifier(key),
     purgeExpired: (now) => store.purgeExpired(now),
     close: async () => {
       try {

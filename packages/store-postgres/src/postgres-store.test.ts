@@ -47,6 +47,8 @@ describe('createPostgresLedgerStore', () => {
       expect(rows.map((r) => r.indexname)).toEqual([
         'tollbooth_ledger_created_idx',
         'tollbooth_ledger_expires_idx',
+        'tollbooth_ledger_identifiers_pkey',
+        'tollbooth_ledger_ids_expires_idx',
         'tollbooth_ledger_payer_idx',
         'tollbooth_ledger_pkey',
         'tollbooth_ledger_state_idx',

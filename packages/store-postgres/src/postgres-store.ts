@@ -3,6 +3,7 @@ import {
   type ClaimResult,
   fromLedgerRow,
   type GateLogger,
+  type IdentifierBinding,
   LEDGER_ERROR_STATUS,
   LEDGER_JSON_COLUMNS,
   LEDGER_QUERY_DEFAULT_LIMIT,
@@ -137,7 +138,33 @@ function migration(schema: string, table: string): string {
     CREATE INDEX IF NOT EXISTS "${table}_payer_idx" ON ${t} (payer, created_at) WHERE payer IS NOT NULL;
     CREATE INDEX IF NOT EXISTS "${table}_created_idx" ON ${t} (created_at);
     CREATE INDEX IF NOT EXISTS "${table}_expires_idx" ON ${t} (expires_at);
+    CREATE TABLE IF NOT EXISTS "${schema}"."${table}_identifiers" (
+      key         text PRIMARY KEY,
+      fingerprint text NOT NULL,
+      entry       text NOT NULL,
+      created_at  bigint NOT NULL,
+      expires_at  bigint NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS "${table}_ids_expires_idx" ON "${schema}"."${table}_identifiers" (expires_at);
   `;
+}
+
+interface IdentifierRow {
+  key: string;
+  fingerprint: string;
+  entry: string;
+  created_at: string | number;
+  expires_at: string | number;
+}
+
+function fromIdentifierRow(row: IdentifierRow): IdentifierBinding {
+  return {
+    key: row.key,
+    fingerprint: row.fingerprint,
+    entry: row.entry,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+  };
 }
 
 /**
@@ -174,6 +201,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
   }
   const { schema, tableName } = resolved;
   const table = `"${schema}"."${tableName}"`;
+  const identifiers = `"${schema}"."${tableName}_identifiers"`;
 
   let closed = false;
   let migrated: Promise<void> | undefined;
@@ -218,7 +246,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
   const purge = async (now: number): Promise<number> => {
     await ready();
     const result = await pool.query(`DELETE FROM ${table} WHERE expires_at < $1`, [now]);
-    return result.rowCount ?? 0;
+    const bindings = await pool.query(`DELETE FROM ${identifiers} WHERE expires_at < $1`, [now]);
+    return (result.rowCount ?? 0) + (bindings.rowCount ?? 0);
   };
 
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -321,6 +350,41 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
         params,
       );
       return found.map(fromLedgerRow);
+    },
+
+    async bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity) {
+      await ready();
+      // Inserts, or takes the key over from the entry it replaces; the WHERE keeps any other binding.
+      const upsert = `INSERT INTO ${identifiers} (key, fingerprint, entry, created_at, expires_at)
+        VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, entry = EXCLUDED.entry,
+          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+        WHERE ${identifiers}.entry = $6
+        RETURNING *`;
+      const values = [
+        binding.key,
+        binding.fingerprint,
+        binding.entry,
+        binding.createdAt,
+        binding.expiresAt,
+        replaces ?? null,
+      ];
+      // The binding in the way can be purged between the upsert and the read: then upsert again.
+      for (;;) {
+        const [stored] = (await pool.query<IdentifierRow>(upsert, values)).rows;
+        if (stored) return fromIdentifierRow(stored);
+        const [existing] = (
+          await pool.query<IdentifierRow>(`SELECT * FROM ${identifiers} WHERE key = $1`, [binding.key])
+        ).rows;
+        if (existing) return fromIdentifierRow(existing);
+      }
+    },
+
+    async getIdentifier(key: string) {
+      await ready();
+      const [row] = (await pool.query<IdentifierRow>(`SELECT * FROM ${identifiers} WHERE key = $1`, [key]))
+        .rows;
+      return row ? fromIdentifierRow(row) : undefined;
     },
 
     purgeExpired: purge,

@@ -3,6 +3,7 @@ import {
   assertLedgerInvariant,
   type ClaimResult,
   type GateLogger,
+  type IdentifierBinding,
   LEDGER_ERROR_STATUS,
   LEDGER_QUERY_DEFAULT_LIMIT,
   type LedgerEntry,
@@ -16,7 +17,7 @@ import {
   TollboothError,
 } from '@tollbooth/core';
 import { Redis } from 'ioredis';
-import { CLAIM_SCRIPT, PURGE_SCRIPT, REMOVE_SCRIPT, UPDATE_SCRIPT } from './scripts';
+import { BIND_IDENTIFIER_SCRIPT, CLAIM_SCRIPT, PURGE_SCRIPT, REMOVE_SCRIPT, UPDATE_SCRIPT } from './scripts';
 
 /** Options of {@link createRedisLedgerStore}. */
 export interface RedisLedgerStoreOptions {
@@ -117,6 +118,18 @@ function fromFlat(flat: string[]): Record<string, string> {
   const record: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) record[flat[i]!] = flat[i + 1]!;
   return record;
+}
+
+/** An identifier binding from its hash fields; `undefined` for an empty hash (no binding). */
+function decodeBinding(fields: Record<string, string>): IdentifierBinding | undefined {
+  if (fields.key === undefined) return undefined;
+  return {
+    key: fields.key,
+    fingerprint: fields.fingerprint!,
+    entry: fields.entry!,
+    createdAt: Number(fields.createdAt),
+    expiresAt: Number(fields.expiresAt),
+  };
 }
 
 function newerFirst(a: LedgerEntry, b: LedgerEntry): number {
@@ -286,6 +299,26 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
         ...encodeFields(entry),
       ]);
       return { acquired: acquired === 1, entry: decodeFields(fromFlat(flat)) };
+    },
+
+    async bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity) {
+      assertOpen();
+      const flat = await run<string[]>(BIND_IDENTIFIER_SCRIPT, [
+        scriptPrefix,
+        binding.key,
+        binding.fingerprint,
+        binding.entry,
+        String(binding.createdAt),
+        String(binding.expiresAt),
+        replaces ?? '',
+      ]);
+      // Empty only when the binding was stored already expired (Redis deleted it at once).
+      return decodeBinding(fromFlat(flat)) ?? { ...binding };
+    },
+
+    async getIdentifier(key: string) {
+      assertOpen();
+      return decodeBinding(await redis.hgetall(`${prefix}i:${key}`));
     },
 
     async get(id: PaymentIdentity) {

@@ -132,3 +132,19 @@ for _, id in ipairs(ids) do
 end
 return {purged, #ids}
 `;
+
+/**
+ * ARGV: prefix, key, fingerprint, entry, createdAt, expiresAt, replaces ('' for none) → the
+ * binding's hash after the call. Stores the binding when the key is free or bound to `replaces`;
+ * Redis deletes it itself at `expiresAt`.
+ */
+export const BIND_IDENTIFIER_SCRIPT = `
+local k = ARGV[1] .. 'i:' .. ARGV[2]
+local current = redis.call('HGET', k, 'entry')
+if (not current) or (ARGV[7] ~= '' and current == ARGV[7]) then
+  redis.call('DEL', k)
+  redis.call('HSET', k, 'key', ARGV[2], 'fingerprint', ARGV[3], 'entry', ARGV[4], 'createdAt', ARGV[5], 'expiresAt', ARGV[6])
+  redis.call('PEXPIREAT', k, ARGV[6])
+end
+return redis.call('HGETALL', k)
+`;

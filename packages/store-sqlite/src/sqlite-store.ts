@@ -2,6 +2,7 @@ import {
   assertLedgerInvariant,
   type ClaimResult,
   fromLedgerRow,
+  type IdentifierBinding,
   LEDGER_ERROR_STATUS,
   LEDGER_QUERY_DEFAULT_LIMIT,
   type LedgerColumnValue,
@@ -104,7 +105,33 @@ function schema(table: string): string {
     CREATE INDEX IF NOT EXISTS ${table}_payer_idx ON ${table} (payer, created_at) WHERE payer IS NOT NULL;
     CREATE INDEX IF NOT EXISTS ${table}_created_idx ON ${table} (created_at);
     CREATE INDEX IF NOT EXISTS ${table}_expires_idx ON ${table} (expires_at);
+    CREATE TABLE IF NOT EXISTS ${table}_identifiers (
+      key         TEXT PRIMARY KEY NOT NULL,
+      fingerprint TEXT NOT NULL,
+      entry       TEXT NOT NULL,
+      created_at  INTEGER NOT NULL,
+      expires_at  INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS ${table}_identifiers_expires_idx ON ${table}_identifiers (expires_at);
   `;
+}
+
+interface IdentifierRow {
+  key: string;
+  fingerprint: string;
+  entry: string;
+  created_at: number;
+  expires_at: number;
+}
+
+function fromIdentifierRow(row: IdentifierRow): IdentifierBinding {
+  return {
+    key: row.key,
+    fingerprint: row.fingerprint,
+    entry: row.entry,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+  };
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
@@ -144,7 +171,32 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     db.exec(`ALTER TABLE ${table} ADD COLUMN resolution TEXT`);
 
   const selectById = db.prepare<[string], LedgerRow>(`SELECT * FROM ${table} WHERE id = ?`);
-  const purge = db.prepare<[number]>(`DELETE FROM ${table} WHERE expires_at < ?`);
+  const purgeEntries = db.prepare<[number]>(`DELETE FROM ${table} WHERE expires_at < ?`);
+  const purgeIdentifiers = db.prepare<[number]>(`DELETE FROM ${table}_identifiers WHERE expires_at < ?`);
+  const purge = db.transaction(
+    (now: number): number => purgeEntries.run(now).changes + purgeIdentifiers.run(now).changes,
+  );
+  const selectIdentifier = db.prepare<[string], IdentifierRow>(
+    `SELECT * FROM ${table}_identifiers WHERE key = ?`,
+  );
+  // Inserts, or takes the key over from the entry it replaces; the WHERE keeps any other binding.
+  const upsertIdentifier = db.prepare<[string, string, string, number, number, string | null]>(
+    `INSERT INTO ${table}_identifiers (key, fingerprint, entry, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, entry = excluded.entry,
+       created_at = excluded.created_at, expires_at = excluded.expires_at
+     WHERE ${table}_identifiers.entry = ?`,
+  );
+  const bind = db.transaction((binding: IdentifierBinding, replaces: string | null): IdentifierBinding => {
+    upsertIdentifier.run(
+      binding.key,
+      binding.fingerprint,
+      binding.entry,
+      binding.createdAt,
+      binding.expiresAt,
+      replaces,
+    );
+    return fromIdentifierRow(selectIdentifier.get(binding.key)!);
+  });
   const statements = new Map<string, Database.Statement>();
   const cached = (sql: string): Database.Statement => {
     let statement = statements.get(sql);
@@ -185,7 +237,7 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
   if (resolved.purgeIntervalMs > 0) {
     timer = setInterval(() => {
       try {
-        purge.run(Date.now());
+        purge(Date.now());
       } catch {
         // A locked or closed database: the next round (or an explicit purgeExpired) tries again.
       }
@@ -271,9 +323,20 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       return rows.map(fromLedgerRow);
     },
 
+    async bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity) {
+      assertOpen();
+      return bind.immediate(binding, replaces ?? null);
+    },
+
+    async getIdentifier(key: string) {
+      assertOpen();
+      const row = selectIdentifier.get(key);
+      return row ? fromIdentifierRow(row) : undefined;
+    },
+
     async purgeExpired(now: number) {
       assertOpen();
-      return purge.run(now).changes;
+      return purge.immediate(now);
     },
 
     async close() {

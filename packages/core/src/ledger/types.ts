@@ -127,6 +127,23 @@ export interface LedgerQuery {
 }
 
 /**
+ * A client's payment identifier (the `payment-identifier` extension) bound to the request it was
+ * first used for and to the payment that paid for it. The same identifier on the same request is
+ * answered from that payment's entry; on another request it is a conflict (docs/errors.md).
+ */
+export interface IdentifierBinding {
+  /** `<payer>:<identifier>`, payer lower-cased: an identifier only ever names its own payer's requests. */
+  key: string;
+  /** Hex SHA-256 of the request's method, canonical URL and body hash. */
+  fingerprint: string;
+  /** The ledger entry of the payment that answers this identifier. */
+  entry: PaymentIdentity;
+  createdAt: number;
+  /** Epoch ms after which the binding may be purged (the entry's own `expiresAt`). */
+  expiresAt: number;
+}
+
+/**
  * Storage behind the settlement ledger. Every method is atomic: `claim` inserts only if no entry
  * has the id; `update` and `remove` apply only if the expectation holds (compare-and-set), so two
  * instances sharing a store can never both settle one payment. Implementations: memory (core),
@@ -151,7 +168,14 @@ export interface LedgerStore {
   remove(id: PaymentIdentity, expect: LedgerExpectation): Promise<boolean>;
   /** Read-only listing for operators. */
   query(query: LedgerQuery): Promise<LedgerEntry[]>;
-  /** Deletes entries whose `expiresAt` is before `now` (epoch ms); returns how many. */
+  /**
+   * Binds a payment identifier, atomically: stores `binding` when its key is not bound yet, or when
+   * it is bound to the entry `replaces` (a payment that was never charged: released or rejected).
+   * Returns the binding the key has afterwards, which is `binding` exactly when it was stored.
+   */
+  bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity): Promise<IdentifierBinding>;
+  getIdentifier(key: string): Promise<IdentifierBinding | undefined>;
+  /** Deletes entries and identifier bindings whose `expiresAt` is before `now` (epoch ms); returns how many. */
   purgeExpired(now: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 export * from './caip2';
 export * from './codec';
 export * from './money';
+export * from './payment-identifier';
 export * from './schemas';

@@ -3,6 +3,7 @@ import type { PaymentIdentity } from '../../scheme';
 import { assertLedgerInvariant, settlesWithStoredResponse } from '../invariant';
 import {
   type ClaimResult,
+  type IdentifierBinding,
   LEDGER_ERROR_STATUS,
   type LedgerEntry,
   type LedgerExpectation,
@@ -170,6 +171,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
   const entries = new Map<PaymentIdentity, LedgerEntry>();
   const byTransaction = new Map<string, Set<PaymentIdentity>>();
   const byState = new Map<LedgerState, Set<PaymentIdentity>>(LEDGER_STATES.map((s) => [s, new Set()]));
+  const identifiers = new Map<string, IdentifierBinding>();
   let closed = false;
 
   const index = (entry: LedgerEntry): void => {
@@ -206,6 +208,12 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       if (entry.expiresAt < at) {
         entries.delete(entry.id);
         unindex(entry);
+        purged += 1;
+      }
+    }
+    for (const binding of identifiers.values()) {
+      if (binding.expiresAt < at) {
+        identifiers.delete(binding.key);
         purged += 1;
       }
     }
@@ -318,6 +326,20 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       }
     },
 
+    async bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity): Promise<IdentifierBinding> {
+      assertOpen();
+      const existing = identifiers.get(binding.key);
+      if (existing && (replaces === undefined || existing.entry !== replaces)) return { ...existing };
+      identifiers.set(binding.key, { ...binding });
+      return { ...binding };
+    },
+
+    async getIdentifier(key: string): Promise<IdentifierBinding | undefined> {
+      assertOpen();
+      const binding = identifiers.get(key);
+      return binding ? { ...binding } : undefined;
+    },
+
     async purgeExpired(at: number): Promise<number> {
       assertOpen();
       return purge(at);
@@ -328,6 +350,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       timer = undefined;
       closed = true;
       entries.clear();
+      identifiers.clear();
       byTransaction.clear();
       for (const ids of byState.values()) ids.clear();
     },
