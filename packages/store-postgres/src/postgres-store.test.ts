@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPostgresLedgerStore, POSTGRES_LEDGER_STORE_DEFAULTS } from './postgres-store';
+import { createPostgresLedgerStore } from './postgres-store';
 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const probe = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3_000 });
@@ -23,16 +23,50 @@ describe('createPostgresLedgerStore', () => {
     );
   });
 
-  it('uses public.tollbooth_ledger by default', () => {
-    expect(POSTGRES_LEDGER_STORE_DEFAULTS).toMatchObject({ schema: 'public', tableName: 'tollbooth_ledger' });
-  });
-
   describe.runIf(reachable || process.env.CI)('against the server', () => {
     const pool = new pg.Pool({ connectionString: databaseUrl, connectionTimeoutMillis: 3_000 });
     const schema = `tollbooth_unit_${randomBytes(6).toString('hex')}`;
     afterAll(async () => {
       await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
       await pool.end();
+    });
+
+    it('writes to public.tollbooth_ledger by default', async () => {
+      // A database of this run, so the default schema and table are its own.
+      const database = `tollbooth_unit_${randomBytes(6).toString('hex')}`;
+      await pool.query(`CREATE DATABASE "${database}"`);
+      const url = new URL(databaseUrl);
+      url.pathname = `/${database}`;
+      try {
+        const store = createPostgresLedgerStore({ connectionString: url.toString(), purgeIntervalMs: 0 });
+        const now = Date.now();
+        await store.claim({
+          id: 'written',
+          state: 'claimed',
+          resource: 'r',
+          route: 'GET /r',
+          network: 'n',
+          payload: {},
+          requirements: {},
+          validBefore: 1,
+          owner: 'o',
+          leaseUntil: now,
+          createdAt: now,
+          updatedAt: now,
+          expiresAt: now + 60_000,
+        });
+        await store.close();
+        const reader = new pg.Client({ connectionString: url.toString() });
+        await reader.connect();
+        try {
+          const { rows } = await reader.query('SELECT id, state FROM public.tollbooth_ledger');
+          expect(rows).toEqual([{ id: 'written', state: 'claimed' }]);
+        } finally {
+          await reader.end();
+        }
+      } finally {
+        await pool.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+      }
     });
 
     it('migrates idempotently from several stores at once and leaves a given pool open', async () => {

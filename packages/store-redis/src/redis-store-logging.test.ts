@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedisLedgerStore } from './redis-store';
 
@@ -13,6 +14,18 @@ describe('createRedisLedgerStore on a Redis that does not answer', () => {
       vi.spyOn(console, 'log').mockImplementation(() => {}),
     ];
     const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    // Each connection attempt (the first and every reconnect) goes through Redis#connect.
+    const connect = Redis.prototype.connect;
+    let attempts = 0;
+    let thirdReconnect!: () => void;
+    const reconnected = new Promise<void>((resolve) => {
+      thirdReconnect = resolve;
+    });
+    vi.spyOn(Redis.prototype, 'connect').mockImplementation(function (this: Redis, ...args) {
+      attempts += 1;
+      if (attempts === 4) thirdReconnect();
+      return connect.apply(this, args);
+    });
     let firstWarning!: () => void;
     const warned = new Promise<void>((resolve) => {
       firstWarning = resolve;
@@ -29,8 +42,8 @@ describe('createRedisLedgerStore on a Redis that does not answer', () => {
       },
     });
     await warned;
-    // Let ioredis fail a few reconnects more: the listener stays quiet until the next outage.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Three reconnects fail after the first warning: the listener stays quiet until the next outage.
+    await reconnected;
     await store.close().catch(() => {});
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({

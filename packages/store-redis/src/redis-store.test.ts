@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LedgerEntry } from '@tollbooth/core';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRedisLedgerStore, REDIS_LEDGER_STORE_DEFAULTS } from './redis-store';
+import { createRedisLedgerStore } from './redis-store';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -44,10 +44,6 @@ describe('createRedisLedgerStore', () => {
     ).toThrow(/redis must be.*keyPrefix.*purgeIntervalMs/);
   });
 
-  it('writes under tollbooth:ledger: by default', () => {
-    expect(REDIS_LEDGER_STORE_DEFAULTS.keyPrefix).toBe('tollbooth:ledger:');
-  });
-
   describe.runIf(reachable || process.env.CI)('against the server', () => {
     const run = `tollbooth-unit:${randomBytes(6).toString('hex')}:`;
     const admin = new Redis(redisUrl);
@@ -58,16 +54,36 @@ describe('createRedisLedgerStore', () => {
       await admin.quit();
     });
 
+    it('writes under tollbooth:ledger: by default', async () => {
+      // The run's own namespace is the client's prefix; the store adds its default one after it.
+      const client = new Redis(redisUrl, { keyPrefix: `${run}default:` });
+      const store = createRedisLedgerStore({ redis: client, purgeIntervalMs: 0 });
+      const entry = buildEntry();
+      await store.claim(entry);
+      expect(await admin.exists(`${run}default:tollbooth:ledger:e:${entry.id}`)).toBe(1);
+      // The indexes too: every key the store wrote carries the default prefix.
+      const written = (await keys()).filter((key) => key.startsWith(`${run}default:`));
+      expect(written.length).toBeGreaterThan(1);
+      expect(written.filter((key) => !key.startsWith(`${run}default:tollbooth:ledger:`))).toEqual([]);
+      await admin.del(...written);
+      await store.close();
+      await client.quit();
+    });
+
     it('lets Redis expire entries at expiresAt and purges their index members afterwards', async () => {
       const store = createRedisLedgerStore({
         redis: redisUrl,
         keyPrefix: `${run}expiry:`,
         purgeIntervalMs: 0,
       });
-      const entry = buildEntry({ expiresAt: Date.now() + 150 });
+      const entry = buildEntry({ expiresAt: Date.now() + 60_000 });
       await store.claim(entry);
-      expect(await admin.pttl(`${run}expiry:e:${entry.id}`)).toBeGreaterThan(0);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Redis holds the entry until exactly expiresAt (read from the key the store wrote)...
+      const key = `${run}expiry:e:${entry.id}`;
+      expect(await admin.pexpiretime(key)).toBe(entry.expiresAt);
+      // ...and deletes it then: moved to now with the same expiry mechanism, no waiting.
+      expect(await admin.pexpireat(key, Date.now() - 1)).toBe(1);
+      expect(await admin.exists(key)).toBe(0);
       expect(await store.get(entry.id)).toBeUndefined();
       expect(await store.query({ transaction: '0xtx' })).toEqual([]);
       expect((await keys()).sort()).toEqual(
@@ -82,7 +98,7 @@ describe('createRedisLedgerStore', () => {
         ].sort(),
       );
       // Redis deleted the entry itself, so nothing is counted, but every index member goes.
-      expect(await store.purgeExpired(Date.now())).toBe(0);
+      expect(await store.purgeExpired(entry.expiresAt + 1)).toBe(0);
       expect(await keys()).toEqual([]);
       await store.close();
     });

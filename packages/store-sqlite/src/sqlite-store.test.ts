@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSqliteLedgerStore, SQLITE_LEDGER_STORE_DEFAULTS } from './sqlite-store';
+import { createSqliteLedgerStore } from './sqlite-store';
 
 describe('createSqliteLedgerStore', () => {
   it('reports every invalid option at once', () => {
@@ -14,18 +14,40 @@ describe('createSqliteLedgerStore', () => {
     );
   });
 
-  it('creates its table with indexes in a database it is given and leaves that database open', async () => {
+  it('writes to tollbooth_ledger with its indexes in a database it is given and leaves that database open', async () => {
     const db = new Database(':memory:');
     const store = createSqliteLedgerStore({ database: db, purgeIntervalMs: 0 });
+    const now = Date.now();
+    await store.claim({
+      id: 'written',
+      state: 'claimed',
+      resource: 'r',
+      route: 'GET /r',
+      network: 'n',
+      payload: {},
+      requirements: {},
+      validBefore: 1,
+      owner: 'o',
+      leaseUntil: now,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now + 60_000,
+    });
     await store.close();
     const names = db
-      .prepare<[string], { name: string }>('SELECT name FROM sqlite_master WHERE tbl_name = ? ORDER BY name')
-      .all(SQLITE_LEDGER_STORE_DEFAULTS.tableName)
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE tbl_name = 'tollbooth_ledger' ORDER BY name",
+      )
+      .all()
       .map((r) => r.name);
-    expect(names).toContain(SQLITE_LEDGER_STORE_DEFAULTS.tableName);
+    expect(names).toContain('tollbooth_ledger');
     expect(names).toEqual(
       expect.arrayContaining(['tollbooth_ledger_state_idx', 'tollbooth_ledger_expires_idx']),
     );
+    // What the store wrote, read back with SQL rather than through the store.
+    expect(db.prepare('SELECT id, state FROM tollbooth_ledger').all()).toEqual([
+      { id: 'written', state: 'claimed' },
+    ]);
     expect(db.open).toBe(true);
     db.close();
   });
@@ -67,57 +89,101 @@ describe('createSqliteLedgerStore', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tollbooth-sqlite-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    // Each process claims the same ids, then tries to move each one from claimed to settling.
+    // Each process claims the same ids in turn, then tries to move each one from claimed to
+    // settling. They start together on a signal sent once all three have opened the file (not at
+    // a time agreed beforehand, which a slow start would miss), and each records whether it ever
+    // won an id right after losing the one before: then another process was claiming at the
+    // same moment, so the processes really contended. They go on past 200 ids until that
+    // happened (at most 5,000).
     const child = `
+      import { createInterface } from 'node:readline';
       import { createSqliteLedgerStore } from '@tollbooth/store-sqlite';
-      const [filename, name, start] = process.argv.slice(1);
+      const [filename, name] = process.argv.slice(1);
       const store = createSqliteLedgerStore({ filename, purgeIntervalMs: 0 });
-      // Start together, so the processes really contend for the file.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(start) - Date.now())));
-      const won = { claims: [], updates: [] };
+      await store.get('warm-up');
+      const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+      process.stdout.write('ready\\n');
+      await lines.next();
+      const won = { claims: [], updates: [], attempted: 0, interleaved: false };
+      let lostBefore = false;
       const now = Date.now();
-      for (let i = 0; i < 200; i += 1) {
+      for (let i = 0; i < 5000 && (i < 200 || !won.interleaved); i += 1) {
         const id = 'id-' + i;
         const entry = { id, state: 'claimed', resource: 'r', route: 'GET /r', network: 'n', payload: {},
           requirements: {}, validBefore: 1, owner: name, leaseUntil: now, createdAt: now, updatedAt: now,
           expiresAt: now + 60000 };
-        if ((await store.claim(entry)).acquired) won.claims.push(id);
+        const acquired = (await store.claim(entry)).acquired;
+        if (acquired) won.claims.push(id);
+        if (acquired && lostBefore) won.interleaved = true;
+        lostBefore = !acquired;
         if (await store.update(id, { state: ['claimed'] }, { state: 'settling', owner: name })) won.updates.push(id);
+        won.attempted = i + 1;
       }
       await store.close();
-      process.stdout.write(JSON.stringify(won));
+      process.stdout.write(JSON.stringify(won) + '\\n');
+      process.stdin.destroy();
     `;
 
-    it('lets exactly one process win each claim and each state change on one file', async () => {
+    /** Starts one child process and gives its output line by line. */
+    function startChild(filename: string, name: string) {
+      const proc = spawn(
+        process.execPath,
+        [
+          '--conditions=tollbooth-source',
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          child,
+          filename,
+          name,
+        ],
+        { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] },
+      );
+      const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+      const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+      const next = async () => {
+        const line = await lines.next();
+        if (line.done) throw new Error(`${name} exited with ${await exited} before answering`);
+        return line.value;
+      };
+      return { proc, next, exited };
+    }
+
+    // A hang guard only: three tsx processes start slowly on a loaded machine.
+    it('lets exactly one process win each claim and each state change on one file, while they contend', {
+      timeout: 180_000,
+    }, async () => {
       const filename = join(dir, 'ledger.db');
       await createSqliteLedgerStore({ filename, purgeIntervalMs: 0 }).close();
-      const start = String(Date.now() + 2_500);
-      const run = promisify(execFile);
-      const outputs = await Promise.all(
-        ['p1', 'p2', 'p3'].map((name) =>
-          run(
-            process.execPath,
-            [
-              '--conditions=tollbooth-source',
-              '--import',
-              'tsx',
-              '--input-type=module',
-              '-e',
-              child,
-              filename,
-              name,
-              start,
-            ],
-            { cwd: process.cwd() },
+      const children = ['p1', 'p2', 'p3'].map((name) => startChild(filename, name));
+      try {
+        for (const c of children) expect(await c.next()).toBe('ready');
+        for (const c of children) c.proc.stdin.write('go\n');
+        const won = await Promise.all(
+          children.map(
+            async (c) =>
+              JSON.parse(await c.next()) as {
+                claims: string[];
+                updates: string[];
+                attempted: number;
+                interleaved: boolean;
+              },
           ),
-        ),
-      );
-      const won = outputs.map((o) => JSON.parse(o.stdout) as { claims: string[]; updates: string[] });
-      const claims = won.flatMap((w) => w.claims).sort();
-      const updates = won.flatMap((w) => w.updates).sort();
-      const ids = Array.from({ length: 200 }, (_, i) => `id-${i}`).sort();
-      expect(claims).toEqual(ids);
-      expect(updates).toEqual(ids);
+        );
+        // Contention happened: some process won an id right after another process took the one
+        // before, and more than one process won claims.
+        expect(won.some((w) => w.interleaved)).toBe(true);
+        expect(won.filter((w) => w.claims.length > 0).length).toBeGreaterThan(1);
+        // Every id any process tried has exactly one winner, of its claim and of its state change.
+        const attempted = Math.max(...won.map((w) => w.attempted));
+        const ids = Array.from({ length: attempted }, (_, i) => `id-${i}`).sort();
+        expect(won.flatMap((w) => w.claims).sort()).toEqual(ids);
+        expect(won.flatMap((w) => w.updates).sort()).toEqual(ids);
+        for (const c of children) expect(await c.exited).toBe(0);
+      } finally {
+        for (const c of children) c.proc.kill();
+      }
     });
   });
 });
