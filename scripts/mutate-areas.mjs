@@ -6,11 +6,11 @@ const notTests = ['!**/*.test.ts', '!**/index.ts', '!**/types.ts'];
 export const areas = {
   routes: {
     mutate: ['packages/core/src/routes/*.ts', ...notTests],
-    tests: ['packages/core/src/routes/*.test.ts', 'packages/core/src/gate/create-payment-gate.test.ts'],
+    tests: ['packages/core/src/routes/*.test.ts', 'packages/core/src/gate/money-boundaries.test.ts'],
   },
   protocol: {
     mutate: ['packages/core/src/protocol/*.ts', ...notTests],
-    tests: ['packages/core/src/protocol/*.test.ts', 'packages/core/src/gate/create-payment-gate.test.ts'],
+    tests: ['packages/core/src/protocol/*.test.ts', 'packages/core/src/gate/money-boundaries.test.ts'],
   },
   evm: {
     mutate: [
