@@ -15,6 +15,8 @@ import { ChatBodySchema } from '../src/resources/ai/chat/schema';
 import { ExplainBlockBodySchema } from '../src/resources/ai/explain-block/schema';
 import { ExplainTransactionBodySchema } from '../src/resources/ai/explain-transaction/schema';
 import { FeeAdviceBodySchema } from '../src/resources/ai/fee-advice/schema';
+import { FeeLandscapeSchema } from '../src/resources/fees/landscape/schema';
+import { NextBlockSchema } from '../src/resources/mining/nextblock/schema';
 import type { RunningFeeService } from '../src/service';
 import { type MempoolSimulator, startMempoolSimulator } from '../src/simulator/server';
 import { balanceOf, type JsonBody, removeScratch, startTestService } from './support/harness';
@@ -80,6 +82,8 @@ const paths = () => ({
   chat: `/api/v1/ai/chat?q=${encodeURIComponent('Why are fees high and how do I bump a stuck transaction?')}`,
   analyst: `/api/v1/analyst?q=${encodeURIComponent(`Check the preview and the decision: should I send now, and why is ${mempoolTxid} waiting?`)}`,
 });
+/** A question whose rules plan the preview, the next block and the landscape. */
+const NEXT_BLOCK_AND_LANDSCAPE = 'What will the next block look like, and what is the whole fee landscape?';
 const SCHEMAS = {
   transaction: ExplainTransactionBodySchema,
   block: ExplainBlockBodySchema,
@@ -164,6 +168,78 @@ describe('without a model', () => {
     expect(data.facts.recent?.blocks).toBe(14);
   });
 
+  it('runs the next block and the landscape in process: the paid resources’ own answers, the analyst charged once', async () => {
+    const { pay, balance } = payer(1);
+    const before = await balance();
+    const response = await pay(
+      `${plain.url}/api/v1/analyst?q=${encodeURIComponent(NEXT_BLOCK_AND_LANDSCAPE)}`,
+    );
+    expect(response.status).toBe(200);
+    const { data } = AnalystBodySchema.parse(await response.json());
+    // One payment, the analyst's: its steps never pay the resources they run.
+    expect(before - (await balance())).toBe(PRICES.analyst);
+    expect(data.facts.planned_by).toBe('rules');
+    const step = (name: string) => data.facts.steps.find((s) => s.step === name);
+    expect(step('next_block')).toMatchObject({
+      status: 'ok',
+      why: 'the question is about the next block or confirmation',
+    });
+    expect(step('landscape')).toMatchObject({ status: 'ok', why: 'the question asks for the whole picture' });
+    const next = NextBlockSchema.parse(step('next_block')!.evidence);
+    const landscape = FeeLandscapeSchema.parse(step('landscape')!.evidence);
+    expect(next.data.tip.height).toBe(tipHeight);
+    expect(next.data.height).toBe(tipHeight + 1);
+    expect(landscape.data.tip_height).toBe(tipHeight);
+    expect(data.prose).toContain(`next block: The next block (height ${tipHeight + 1},`);
+    expect(data.prose).toContain(`landscape: The fee environment is ${landscape.data.environment.name}:`);
+
+    // The same readings the paid resources serve (the simulator's clock is frozen): the same
+    // digest and the same figures, apart from the next block's clock-relative tip age and ETA.
+    const paidNext = NextBlockSchema.parse(await (await pay(`${plain.url}/api/v1/mining/nextblock`)).json());
+    const paidLandscape = FeeLandscapeSchema.parse(
+      await (await pay(`${plain.url}/api/v1/fees/landscape`)).json(),
+    );
+    expect(next.meta.snapshot_digest).toBe(paidNext.meta.snapshot_digest);
+    const { tip: _tip, expected: _expected, ...nextFigures } = next.data;
+    const { tip: _paidTip, expected: _paidExpected, ...paidNextFigures } = paidNext.data;
+    expect(nextFigures).toEqual(paidNextFigures);
+    expect(landscape.meta.snapshot_digest).toBe(paidLandscape.meta.snapshot_digest);
+    expect(landscape.data).toEqual(paidLandscape.data);
+  });
+
+  it('reports the next block and the landscape unavailable while their upstream is down: 503 and never settled when nothing else ran', async () => {
+    // A service of its own, so no reading of the next block or the landscape is cached yet.
+    const own = await startMempoolSimulator({ seed: 12 });
+    const service = await startTestService(UNLIMITED, { devnet, simulator: own });
+    try {
+      own.injectFault({ status: 503, count: 100_000, pathPrefix: '/api/v1/fees/mempool-blocks' });
+      own.injectFault({ status: 'warmup', count: 100_000 });
+      const { pay, balance } = payer(2);
+      const before = await balance();
+      const q = encodeURIComponent(NEXT_BLOCK_AND_LANDSCAPE);
+      const failed = await pay(`${service.url}/api/v1/analyst?q=${q}&steps=next_block,landscape`);
+      expect(failed.status).toBe(503);
+      expect(failed.headers.get('payment-response')).toBeNull();
+      expect(((await failed.json()) as JsonBody)['error'].code).toBe('upstream_unavailable');
+      expect(await balance()).toBe(before);
+
+      // With the preview beside them the report stands, each of them marked unavailable.
+      const partial = await pay(`${service.url}/api/v1/analyst?q=${q}&steps=preview,next_block,landscape`);
+      expect(partial.status).toBe(200);
+      const { data } = AnalystBodySchema.parse(await partial.json());
+      expect(data.facts.steps.map((s) => [s.step, s.status])).toEqual([
+        ['preview', 'ok'],
+        ['next_block', 'unavailable'],
+        ['landscape', 'unavailable'],
+      ]);
+      expect(data.facts.steps[1]!.summary).toMatch(/^the next block: the upstream is unavailable/);
+      expect(before - (await balance())).toBe(PRICES.analyst);
+    } finally {
+      await service.close();
+      await own.close();
+    }
+  });
+
   it.each([
     ['a malformed txid', '/api/v1/ai/explain/transaction/xyz', 400],
     ['an unknown urgency', '/api/v1/ai/fees/advice?urgency=soon', 400],
@@ -240,6 +316,22 @@ describe('with the test model server', () => {
     }
     expect(models.requests.every((r) => r.authorization === 'Bearer sk-test')).toBe(true);
     expect(before - (await balance())).toBe(Object.values(PRICES).reduce((a, b) => a + b, 0n));
+  });
+
+  it('lets the model call the next block and the landscape as tools', async () => {
+    models.setBehaviour('tools');
+    const { pay } = payer(3);
+    const response = await pay(
+      `${withModel.url}/api/v1/analyst?q=${encodeURIComponent(NEXT_BLOCK_AND_LANDSCAPE)}`,
+    );
+    expect(response.status).toBe(200);
+    const { data } = AnalystBodySchema.parse(await response.json());
+    expect(data.facts.planned_by).toBe('model');
+    expect(data.provider).toBe('test-model');
+    const ran = data.facts.steps.filter((s) => s.status === 'ok').map((s) => s.step);
+    expect(ran).toEqual(expect.arrayContaining(['next_block', 'landscape']));
+    const offered = models.requests.flatMap((r) => r.body.tools?.map((t) => t.function.name) ?? []);
+    expect(offered).toEqual(expect.arrayContaining(['next_block', 'landscape']));
   });
 
   // The 429 goes last: it starts the cool-down.

@@ -73,6 +73,26 @@ export function createCachedReading<T>(options: CachedReadingOptions<T>) {
 }
 export type CachedReading<T> = ReturnType<typeof createCachedReading<T>>;
 
+/**
+ * One cached reading per owner (a service's upstreams), made on first use and kept with it: a
+ * paid route and the analyst's step that both read it share one upstream fetch and one digest.
+ *
+ * @example
+ * export const nextBlockReading = sharedReadings(fetchNextBlockData);
+ * const current = await nextBlockReading(capabilities.bitcoin).read();
+ */
+export function sharedReadings<K extends object, T>(fetch: (owner: K) => Promise<T>) {
+  const readings = new WeakMap<K, CachedReading<T>>();
+  return (owner: K): CachedReading<T> => {
+    let reading = readings.get(owner);
+    if (!reading) {
+      reading = createCachedReading({ fetch: () => fetch(owner) });
+      readings.set(owner, reading);
+    }
+    return reading;
+  };
+}
+
 /** Whole seconds since a reading, and whether it is stale (older than 30 s, or a newer block seen). */
 export function freshnessOf(
   reading: Reading<unknown>,

@@ -10,13 +10,24 @@ import { FeeServiceError } from '../../../domain/errors';
 import { decideSendWait } from '../../../domain/send-wait';
 import type { Observatory } from '../../../observatory/observatory';
 import { UpstreamNotFoundError } from '../../../upstreams/errors';
+import { readFeeLandscape } from '../../fees/landscape/read';
+import { feeLandscape } from '../../fees/landscape/resource';
+import type { FeeLandscape } from '../../fees/landscape/schema';
+import { readNextBlock } from '../../mining/nextblock/read';
+import { nextBlock } from '../../mining/nextblock/resource';
+import type { NextBlock } from '../../mining/nextblock/schema';
+import { NoReadingError } from '../../shared/cached-reading';
 import { explainBlockFacts, explainTransactionFacts, InconsistentUpstreamError } from '../shared/chain';
 import { EVIDENCE_WINDOW_HOURS, OBSERVATORY_SOURCE, observatoryOf, recentFloor } from '../shared/observatory';
 
 /** An upstream failure as a step failure: unknown target, or data unavailable. */
 function asStepFailure(error: unknown, what: string): never {
   if (error instanceof UpstreamNotFoundError) throw new StepFailure('not_found', `${what} not found`);
-  if (error instanceof FeeServiceError || error instanceof InconsistentUpstreamError) {
+  if (
+    error instanceof FeeServiceError ||
+    error instanceof InconsistentUpstreamError ||
+    error instanceof NoReadingError
+  ) {
     throw new StepFailure('unavailable', `${what}: the upstream is unavailable (${error.message})`);
   }
   throw error;
@@ -70,6 +81,31 @@ function decisionStep(market: FeeMarket): StepOutput {
       reason_codes: result.reason_codes,
       potential_savings: result.potential_savings,
     },
+  };
+}
+
+/** The next-block resource's answer as a step: the whole body (its `meta` is the reading's provenance). */
+function nextBlockStep(body: NextBlock): StepOutput {
+  const { data } = body;
+  const source =
+    data.basis === 'block_template' ? "Bitcoin Core's block template" : "mempool.space's projection";
+  return {
+    summary: `The next block (height ${data.height}, from ${source}) holds ${formatInt(data.transaction_count)} transactions in ${formatInt(data.vsize)} vB; getting in takes ${formatRate(data.entry_fee_rate_sat_vb)} (median ${formatRate(data.fee_rates_sat_vb.p50)}), and its fees of ${formatSats(data.fees.total_sat)} are ${data.fees.fees_share_percent}% of the reward.`,
+    evidence: body,
+  };
+}
+
+/** The landscape resource's answer as a step: the whole body (its `meta` is the reading's provenance). */
+function landscapeStep(body: FeeLandscape): StepOutput {
+  const { data } = body;
+  const fastest = data.tiers.find((tier) => tier.tier === 'fastest')!;
+  const range =
+    fastest.low_sat_vb === fastest.high_sat_vb
+      ? formatRate(fastest.high_sat_vb)
+      : `${formatRate(fastest.low_sat_vb)} to ${formatRate(fastest.high_sat_vb)}`;
+  return {
+    summary: `The fee environment is ${data.environment.name}: the fastest tier is ${range} across ${fastest.quotes.length} ${fastest.quotes.length === 1 ? 'source' : 'sources'}, block median rates are ${data.trend.direction} (${data.trend.change_percent}%), and send-wait-v1 says ${data.send_wait.decision}.`,
+    evidence: body,
   };
 }
 
@@ -159,6 +195,23 @@ export function analystToolbox(capabilities: CapabilitySet, market: FeeMarket): 
         evidence: facts,
       };
     };
+  }
+  // The next block and the landscape run their resources' own reading and build (shared with the
+  // paid routes, so one upstream fetch serves both), where this deployment can serve them.
+  const bitcoin = capabilities.bitcoin;
+  if (bitcoin && nextBlock.unavailable?.(capabilities) === undefined) {
+    toolbox.next_block = async () =>
+      nextBlockStep(
+        await readNextBlock({ ...capabilities, bitcoin }).catch((e) => asStepFailure(e, 'the next block')),
+      );
+  }
+  if (bitcoin && feeLandscape.unavailable?.(capabilities) === undefined) {
+    toolbox.landscape = async () =>
+      landscapeStep(
+        await readFeeLandscape({ ...capabilities, bitcoin }).catch((e) =>
+          asStepFailure(e, 'the fee landscape'),
+        ),
+      );
   }
   if (observatory) toolbox.observatory = () => observatoryStep(observatory);
   return toolbox;

@@ -1,8 +1,7 @@
 import { defineResource } from '../../kit';
-import { createCachedReading, freshnessOf, NoReadingError } from '../../shared/cached-reading';
+import { NoReadingError } from '../../shared/cached-reading';
 import { PRICE_0_005 } from '../../shared/planned';
-import { buildFeeLandscape } from './build';
-import { fetchLandscapeData } from './data';
+import { readFeeLandscape } from './read';
 import { FeeLandscapeSchema } from './schema';
 
 /**
@@ -37,32 +36,18 @@ export const feeLandscape = defineResource({
     capabilities.bitcoin?.mempool
       ? undefined
       : 'needs a mempool.space upstream (MEMPOOL_URL): the histogram, the projected blocks and the recent blocks come from it',
-  createHandler(env) {
-    const { bitcoin, snapshots } = env.capabilities;
-    const reading = createCachedReading({ fetch: () => fetchLandscapeData(bitcoin!) });
-    return async ({ fail }) => {
-      let current: Awaited<ReturnType<typeof reading.read>>;
-      try {
-        current = await reading.read();
-      } catch (error) {
-        if (!(error instanceof NoReadingError)) throw error;
-        return fail(
-          'upstream_unavailable',
-          `no landscape reading recent enough to serve: ${String((error.cause as Error)?.message ?? error.cause)}`,
-          {
-            'retry-after': '10',
-          },
-        );
-      }
-      const freshness = freshnessOf(current, Date.now(), {
-        tipHeight: current.value.tip_height,
-        newestTip: snapshots?.latest()?.tip_height ?? undefined,
-      });
-      return {
-        status: 200,
-        headers: { 'cache-control': 'no-store' },
-        body: buildFeeLandscape(current, freshness),
-      };
-    };
+  handler: async ({ capabilities, fail }) => {
+    try {
+      // The reading is shared with the analyst's step (read.ts): one upstream fetch per 10 s.
+      const body = await readFeeLandscape(capabilities);
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body };
+    } catch (error) {
+      if (!(error instanceof NoReadingError)) throw error;
+      return fail(
+        'upstream_unavailable',
+        `no landscape reading recent enough to serve: ${String((error.cause as Error)?.message ?? error.cause)}`,
+        { 'retry-after': '10' },
+      );
+    }
   },
 });

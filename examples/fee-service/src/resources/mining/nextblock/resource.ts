@@ -1,8 +1,7 @@
 import { defineResource } from '../../kit';
-import { createCachedReading, freshnessOf, NoReadingError } from '../../shared/cached-reading';
+import { NoReadingError } from '../../shared/cached-reading';
 import { PRICE_0_01 } from '../../shared/planned';
-import { buildNextBlock } from './build';
-import { fetchNextBlockData } from './data';
+import { readNextBlock } from './read';
 import { NextBlockSchema } from './schema';
 
 /**
@@ -36,33 +35,18 @@ export const nextBlock = defineResource({
     capabilities.bitcoin?.core || capabilities.bitcoin?.mempool
       ? undefined
       : 'needs Bitcoin Core (CORE_RPC_URL) or mempool.space (MEMPOOL_URL): Esplora has no projected block',
-  createHandler(env) {
-    const { bitcoin, snapshots } = env.capabilities;
-    const reading = createCachedReading({ fetch: () => fetchNextBlockData(bitcoin!) });
-    return async ({ fail }) => {
-      let current: Awaited<ReturnType<typeof reading.read>>;
-      try {
-        current = await reading.read();
-      } catch (error) {
-        if (!(error instanceof NoReadingError)) throw error;
-        return fail(
-          'upstream_unavailable',
-          `no next-block reading recent enough to serve: ${String((error.cause as Error)?.message ?? error.cause)}`,
-          {
-            'retry-after': '10',
-          },
-        );
-      }
-      const now = Date.now();
-      const freshness = freshnessOf(current, now, {
-        tipHeight: current.value.tip.height,
-        newestTip: snapshots?.latest()?.tip_height ?? undefined,
-      });
-      return {
-        status: 200,
-        headers: { 'cache-control': 'no-store' },
-        body: buildNextBlock(current, freshness, now),
-      };
-    };
+  handler: async ({ capabilities, fail }) => {
+    try {
+      // The reading is shared with the analyst's step (read.ts): one upstream fetch per 10 s.
+      const body = await readNextBlock(capabilities);
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body };
+    } catch (error) {
+      if (!(error instanceof NoReadingError)) throw error;
+      return fail(
+        'upstream_unavailable',
+        `no next-block reading recent enough to serve: ${String((error.cause as Error)?.message ?? error.cause)}`,
+        { 'retry-after': '10' },
+      );
+    }
   },
 });
