@@ -123,7 +123,8 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
           code: error.code === 'FST_ERR_BAD_URL' ? 'invalid_request_target' : 'invalid_request',
           requestId,
           retryable: false,
-          message: error.code === 'FST_ERR_BAD_URL' ? 'the request target is not a valid URL path' : error.message,
+          message:
+            error.code === 'FST_ERR_BAD_URL' ? 'the request target is not a valid URL path' : error.message,
         }),
       );
     },
