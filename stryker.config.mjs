@@ -19,10 +19,11 @@ export default {
   // The sandbox's vitest config points every @tollbooth/* import at the sandbox's (mutated)
   // sources: through node_modules they would resolve to the checkout's unmutated files.
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
-  // The checker drops mutants that do not compile. It type-checks the mutated packages' sources
-  // only (tsconfig.mutate.json, no tests or bench): the whole project takes minutes per area here.
+  // The checker drops mutants that do not compile. It type-checks the area's own sources and
+  // what they import (scripts/mutate-tsconfig/<area>.json, no tests): the whole project takes
+  // minutes to load on a busy machine, for each area.
   checkers: ['typescript'],
-  tsconfigFile: 'tsconfig.mutate.json',
+  tsconfigFile: `scripts/mutate-tsconfig/${name}.json`,
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   coverageAnalysis: 'perTest',
   // Static mutants (module-level values such as the zod schemas) need every test rerun in a fresh
@@ -38,7 +39,10 @@ export default {
   dryRunTimeoutMinutes: 30,
   incremental: true,
   incrementalFile: `reports/mutation/${name}.incremental.json`,
-  reporters: ['json', 'clear-text', 'progress-append-only'],
+  // event-recorder: each tested mutant is written to reports/mutation/<area>-events/ as it is
+  // done, so a run stopped early still shows what it found (scripts/mutate.mjs --summary reads it).
+  reporters: ['json', 'clear-text', 'progress-append-only', 'event-recorder'],
+  eventReporter: { baseDir: `reports/mutation/${name}-events` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0, reportScoreTable: true },
   tempDirName: `.stryker-tmp/${name}`,
