@@ -34,13 +34,18 @@ export interface LedgerAppConfig {
   receiptTimeoutMs?: number;
   /** Gate: how long a duplicate waits for another instance before 409, ms. */
   inFlightWaitMs?: number;
+  /** Gate: lease of a claim, ms (default the gate's, 10 s). */
+  leaseMs?: number;
   /** Every handler run appends `<instanceId> <runId>` to this file (a counter shared by processes). */
   handlerLog?: string;
   /** Child only: SIGKILL itself from `onSettled`, after the response was stored, before it is sent. */
   crashOnSettled?: boolean;
 }
 
-/** `GET /paid` (maxTimeoutSeconds 60), `GET /short` (maxTimeoutSeconds 10) and the free `/health`. */
+/**
+ * `GET /paid` (maxTimeoutSeconds 60), `GET /short` (maxTimeoutSeconds 10), `GET /first` (settles
+ * before its handler, maxTimeoutSeconds 60) and the free `/health`.
+ */
 export function createLedgerApp(
   config: LedgerAppConfig,
   ledger: LedgerStore,
@@ -75,6 +80,10 @@ export function createLedgerApp(
     routes: {
       'GET /paid': { accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 60 } },
       'GET /short': { accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 10 } },
+      'GET /first': {
+        accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 60 },
+        settle: 'before-handler',
+      },
     },
     schemes: [createExactEvmScheme({ publicClient })],
     facilitator,
@@ -83,6 +92,7 @@ export function createLedgerApp(
     instanceId: config.instanceId,
     pollIntervalMs: 25,
     ...(config.inFlightWaitMs === undefined ? {} : { inFlightWaitMs: config.inFlightWaitMs }),
+    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     ...(extra.hooks ? { hooks: extra.hooks } : {}),
     ...(extra.now ? { now: extra.now } : {}),
   });
@@ -98,6 +108,7 @@ export function createLedgerApp(
   };
   app.get('/paid', handler);
   app.get('/short', handler);
+  app.get('/first', handler);
   return { app, gate: middleware.gate };
 }
 
