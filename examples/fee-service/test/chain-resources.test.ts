@@ -168,6 +168,7 @@ describe('bad input is refused before any challenge', () => {
         ? service
         : await startTestService({ FRAMEWORK: framework }, { devnet, simulator: calm });
     try {
+      const before = await balanceOf(devnet, payerAddress(1));
       for (const [what, path, init, code] of cases) {
         const response = await fetch(`${target.url}${path}`, init);
         expect(response.status, what).toBe(400);
@@ -175,7 +176,12 @@ describe('bad input is refused before any challenge', () => {
         const body = (await response.json()) as { error: { code: string } };
         assertErrorBody(body);
         expect(body.error.code, what).toBe(code);
+        // The official client, ready to pay, gets the same refusal and pays nothing.
+        const paying = await officialClient(1)(`${target.url}${path}`, init);
+        expect(paying.status, what).toBe(400);
+        await paying.body?.cancel();
       }
+      expect(await balanceOf(devnet, payerAddress(1))).toBe(before);
       const large = await fetch(`${target.url}/api/v1/broadcast`, jsonPost({ hex: 'ab'.repeat(600_000) }));
       expect(large.status).toBe(413);
       // Valid input gets its challenge.
@@ -234,6 +240,30 @@ describe('failures after payment are never settled', () => {
     expect(body['error'].code).toBe(code);
     expect(body['error'].message).toMatch(message);
     expect(after).toBe(before);
+  });
+
+  it('answers 503 for a broadcast while mempool.space is down, and never settles', async () => {
+    // A simulator and a mempool.space-only service of their own: the faults stay with them.
+    const own = await startMempoolSimulator({ scenario: 'calm', seed: 32 });
+    const target = await startTestService({ MEMPOOL_URL: own.url }, { devnet });
+    try {
+      const spend = faucetSpend(own.model, { output: 50, fee: 3_000n });
+      own.injectFault({ status: 503, count: 100_000, pathPrefix: '/api/tx' });
+      const { response, body, before, after } = await payOnce(
+        `${target.url}/api/v1/broadcast`,
+        2,
+        jsonPost({ hex: spend.hex }),
+      );
+      expect(response.status).toBe(503);
+      expect(response.headers.get('payment-response')).toBeNull();
+      assertErrorBody(body);
+      expect(body['error']).toMatchObject({ code: 'upstream_unavailable', retryable: true });
+      expect(after).toBe(before);
+      expect(own.model.findTx(spend.txid)).toBeUndefined();
+    } finally {
+      await target.close();
+      await own.close();
+    }
   });
 
   it('answers a second broadcast of one transaction 409 already_known with its txid, free', async () => {
