@@ -46,6 +46,18 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: 'A discovery listing was asked for with an invalid filter parameter.',
   },
+  payment_identifier_invalid: {
+    status: 400,
+    retryable: false,
+    meaning:
+      "The payment carries a `payment-identifier` that breaks the extension's rules (16-128 characters of A-Z, a-z, 0-9, `-`, `_`), or the route requires one and it is missing.",
+  },
+  request_body_too_large: {
+    status: 413,
+    retryable: false,
+    meaning:
+      'A request carrying a payment identifier has a body larger than the gate fingerprints (`maxIdentifiedBodyBytes`); nothing was charged.',
+  },
 
   // -- 402: no payment, or a payment that cannot be used ------------------------------------
   payment_required: { status: 402, retryable: false, meaning: 'No payment was sent; pay and retry.' },
@@ -139,6 +151,12 @@ export const ERROR_CODES = {
     status: 409,
     retryable: true,
     meaning: 'The same payment is being processed by another request; retry the same payload.',
+  },
+  payment_identifier_conflict: {
+    status: 409,
+    retryable: false,
+    meaning:
+      'The payment identifier was already used for a different request (method, URL or body); use a new identifier for a new request.',
   },
   settlement_uncertain: {
     status: 502,

@@ -21,6 +21,7 @@ import {
 import { checkPaywallOptions, createBrowserPaywall } from '../paywall/create-browser-paywall';
 import type { PaywallOptions } from '../paywall/paywall-options';
 import { DEFAULT_MAX_PAYMENT_HEADER_BYTES, decodePaymentHeader, encodeHeader } from '../protocol/codec';
+import { PAYMENT_IDENTIFIER, readPaymentIdentifier } from '../protocol/payment-identifier';
 import type {
   PaymentPayload,
   PaymentPayloadV1,
@@ -41,6 +42,7 @@ import { askChain } from './ask-chain';
 import { mergeHeaderList } from './header-list';
 import { codeForReason, findRequirement } from './match-requirements';
 import { createLedgerReconciler, type LedgerReconciler } from './reconciler';
+import { requestFingerprint } from './request-fingerprint';
 import type {
   GateHooks,
   GateResponse,
@@ -105,6 +107,11 @@ export interface PaymentGateOptions {
   paywall?: boolean | PaywallOptions;
   /** How long entries are kept after their authorization expired, ms. Default 86 400 000. */
   retentionMs?: number;
+  /**
+   * Longest request body the gate fingerprints for a payment carrying a payment identifier, bytes;
+   * a longer one answers 413 `request_body_too_large`. Default 1 048 576.
+   */
+  maxIdentifiedBodyBytes?: number;
   /** Identifies this process in ledger owners. Default: random. */
   instanceId?: string;
   hooks?: GateHooks;
@@ -120,6 +127,7 @@ export const PAYMENT_GATE_DEFAULTS = {
   leaseMs: 10_000,
   reconcileIntervalMs: 2_000,
   retentionMs: 86_400_000,
+  maxIdentifiedBodyBytes: 1_048_576,
 } as const;
 
 export { EXPOSED_PAYMENT_HEADERS };
@@ -176,6 +184,17 @@ const V1_NAMES: Record<string, string> = Object.fromEntries(
   Object.entries(V1_NETWORKS).map(([k, v]) => [v, k]),
 );
 const RETRY = Symbol('retry');
+/** `acquire` claimed a payment but its identifier is bound to another payment now: look again. */
+const IDENTIFIER_TAKEN = Symbol('identifier-taken');
+
+/** A payment identifier and the request it came with (`payment-identifier` extension). */
+interface IdentifiedRequest {
+  /** The binding's key: `<payer, lower-cased>:<identifier>`. */
+  key: string;
+  fingerprint: string;
+  /** The uncharged payment the identifier is bound to and may be taken from. */
+  replaces?: PaymentIdentity;
+}
 
 /** Most payment header texts remembered as authenticated (about 1 KiB each). */
 const AUTHENTICATED_HEADERS_MAX = 4_096;
@@ -485,7 +504,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     const headerName = signature !== undefined ? 'payment-signature' : 'x-payment';
 
     try {
-      return await handlePayment(match, requestId, value, headerName);
+      return await handlePayment(match, requestId, value, headerName, request);
     } catch (error) {
       // Nothing a client sends may produce a 500; an unexpected failure answers 503 (fail closed).
       logger?.error({ err: error, requestId }, 'payment gate failed');
@@ -516,11 +535,15 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     requestId: string,
     value: string,
     headerName: 'payment-signature' | 'x-payment',
+    request: RequestView,
   ): Promise<Outcome> {
     const route = match.route;
     const key = fingerprintOf(value);
-    const replay = await replayOf(key, value, match);
-    if (replay) return replay;
+    // With identifiers, one payload may be sent for another request (a 409): no shortcut by header.
+    if (!route.paymentIdentifier) {
+      const replay = await replayOf(key, value, match);
+      if (replay) return replay;
+    }
     let decoded: PaymentPayload | PaymentPayloadV1;
     try {
       decoded = decodePaymentHeader(value, { maxBytes: settings.maxPaymentHeaderBytes }) as
@@ -537,6 +560,22 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         'payment_version_mismatch',
         `this route takes x402 version ${route.x402Version}, the payment is version ${decoded.x402Version}`,
       );
+    }
+    let identifier: string | undefined;
+    if (route.paymentIdentifier && decoded.x402Version === 2) {
+      const reading = readPaymentIdentifier(decoded.extensions);
+      if (reading.kind === 'malformed')
+        return respond(errorResponse('payment_identifier_invalid', requestId, reading.message));
+      if (reading.kind === 'present') identifier = reading.id;
+      else if (route.paymentIdentifier.required) {
+        return respond(
+          errorResponse(
+            'payment_identifier_invalid',
+            requestId,
+            `this route requires a payment identifier in extensions["${PAYMENT_IDENTIFIER}"].info.id`,
+          ),
+        );
+      }
     }
 
     let v2Requirement: PaymentRequirements;
@@ -623,12 +662,40 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       payload: wirePayload,
       requirements: wireRequirement,
     };
-    return acquire(ctx, paid);
+    if (identifier === undefined) return acquire(ctx, paid);
+    let body: Uint8Array = new Uint8Array();
+    try {
+      if (request.body) body = await request.body(settings.maxIdentifiedBodyBytes);
+    } catch (error) {
+      if (error instanceof TollboothError)
+        return respond(errorResponse(error.code, requestId, error.message));
+      throw error;
+    }
+    const fingerprint = requestFingerprint({
+      method: request.method.toUpperCase(),
+      resourceUrl: match.resourceUrl,
+      query: match.target.query,
+      body,
+    });
+    return answerIdentified(ctx, paid, { key: `${pre.payer.toLowerCase()}:${identifier}`, fingerprint });
   }
 
   // -- ledger ------------------------------------------------------------------------------
 
-  async function acquire(base: Omit<PaymentContext, 'endFlight'>, paid: PaidRequest): Promise<Outcome> {
+  function acquire(base: Omit<PaymentContext, 'endFlight'>, paid: PaidRequest): Promise<Outcome> {
+    return claimAndAnswer(base, paid) as Promise<Outcome>;
+  }
+
+  /**
+   * Claims the payment in the ledger and answers it; with an identifier, binds the identifier to
+   * the claimed payment first, or gives the claim back (`IDENTIFIER_TAKEN`) when another payment
+   * holds the identifier now.
+   */
+  async function claimAndAnswer(
+    base: Omit<PaymentContext, 'endFlight'>,
+    paid: PaidRequest,
+    identified?: IdentifiedRequest,
+  ): Promise<Outcome | typeof IDENTIFIER_TAKEN> {
     const { match, requestId } = base;
     const id = base.entry.id;
     let attempts = 0;
@@ -653,20 +720,19 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       };
       const ctx: PaymentContext = { ...base, endFlight };
       let claimed: Awaited<ReturnType<LedgerStore['claim']>>;
+      const fresh = ledger.newEntry({
+        id,
+        owner: ctx.entry.owner,
+        resource: match.resourceUrl,
+        route: match.route.key,
+        network: ctx.v2Requirement.network,
+        payer: paid.payer,
+        payload: ctx.wirePayload,
+        requirements: ctx.wireRequirement,
+        validBefore: ctx.validBefore,
+      });
       try {
-        claimed = await store.claim(
-          ledger.newEntry({
-            id,
-            owner: ctx.entry.owner,
-            resource: match.resourceUrl,
-            route: match.route.key,
-            network: ctx.v2Requirement.network,
-            payer: paid.payer,
-            payload: ctx.wirePayload,
-            requirements: ctx.wireRequirement,
-            validBefore: ctx.validBefore,
-          }),
-        );
+        claimed = await store.claim(fresh);
       } catch (error) {
         endFlight();
         logger?.error({ err: error, requestId }, 'ledger claim failed');
@@ -674,6 +740,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       }
       if (claimed.acquired) {
         ledger.leases.hold(ctx.entry, 'claimed');
+        if (identified && !(await bindIdentifier(ctx, identified, fresh))) return IDENTIFIER_TAKEN;
         try {
           return await verifyAndProceed(ctx, paid);
         } catch (error) {
@@ -696,6 +763,161 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       endFlight();
     }
     return respond(errorResponse('payment_in_progress', requestId));
+  }
+
+  // -- payment identifier (docs/payment-identifier.md) ---------------------------------------
+
+  /**
+   * Binds the identifier to a payment this request just claimed. `false` (the claim given back)
+   * when another payment holds the identifier; a store failure gives the claim back and throws.
+   */
+  async function bindIdentifier(
+    ctx: PaymentContext,
+    identified: IdentifiedRequest,
+    fresh: LedgerEntry,
+  ): Promise<boolean> {
+    let bound: Awaited<ReturnType<LedgerStore['bindIdentifier']>>;
+    try {
+      bound = await store.bindIdentifier(
+        {
+          key: identified.key,
+          fingerprint: identified.fingerprint,
+          entry: fresh.id,
+          createdAt: fresh.createdAt,
+          expiresAt: fresh.expiresAt,
+        },
+        identified.replaces,
+      );
+    } catch (error) {
+      await releaseQuietly(ctx);
+      throw error;
+    }
+    if (bound.entry === fresh.id && bound.fingerprint === identified.fingerprint) return true;
+    await releaseQuietly(ctx);
+    return false;
+  }
+
+  /**
+   * A payment carrying an identifier. The identifier is bound to the first request it paid for:
+   * the same request is answered from that payment's ledger entry — whatever payload this one is,
+   * which is never verified or settled — and another request is a 409. An identifier whose payment
+   * charged nothing (released, or rejected) is free again.
+   */
+  async function answerIdentified(
+    base: Omit<PaymentContext, 'endFlight'>,
+    paid: PaidRequest,
+    request: IdentifiedRequest,
+  ): Promise<Outcome> {
+    const { requestId } = base;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      let replaces: PaymentIdentity | undefined;
+      let bound: LedgerEntry | undefined;
+      try {
+        const binding = await store.getIdentifier(request.key);
+        if (binding) {
+          const entry = await store.get(binding.entry);
+          if (!entry || entry.state === 'rejected') replaces = binding.entry;
+          else if (binding.fingerprint !== request.fingerprint) {
+            return respond(
+              errorResponse(
+                'payment_identifier_conflict',
+                requestId,
+                'this payment identifier was used for a different request; use a new identifier',
+              ),
+            );
+          } else bound = entry;
+        }
+      } catch (error) {
+        logger?.error({ err: error, requestId }, 'ledger identifier lookup failed');
+        return respond(errorResponse('ledger_unavailable', requestId));
+      }
+      if (bound) {
+        const answer = await fromBoundPayment(base, paid, bound);
+        if (answer !== RETRY) return answer;
+        continue;
+      }
+      let answer: Outcome | typeof IDENTIFIER_TAKEN;
+      try {
+        answer = await claimAndAnswer(base, paid, replaces ? { ...request, replaces } : request);
+      } catch (error) {
+        logger?.error({ err: error, requestId }, 'ledger identifier binding failed');
+        return respond(errorResponse('ledger_unavailable', requestId));
+      }
+      if (answer !== IDENTIFIER_TAKEN) return answer;
+    }
+    return respond(errorResponse('payment_in_progress', requestId));
+  }
+
+  /**
+   * Answers the same request under the same identifier from the payment that paid for it, exactly
+   * as a retry of that payment's own payload would be answered: its stored response, byte for
+   * byte, or (in flight, uncertain, settled before its handler) the ledger's usual path with the
+   * stored payload. The new payload is never verified nor settled.
+   */
+  async function fromBoundPayment(
+    base: Omit<PaymentContext, 'endFlight'>,
+    paid: PaidRequest,
+    entry: LedgerEntry,
+  ): Promise<Outcome | Retry> {
+    if (!base.authenticated) {
+      // Nothing proves this payload is the payer's: the facilitator must, before it gets anything.
+      const verdict = await facilitator.verify(base.wirePayload, base.wireRequirement).catch(() => undefined);
+      if (!verdict) return respond(errorResponse('facilitator_unavailable', base.requestId));
+      if (!verdict.isValid) {
+        const reason = verdict.invalidReason ?? 'invalid';
+        return reject(
+          base.match,
+          base.requestId,
+          codeForReason(reason, 'payment_verification_failed'),
+          verdict.invalidMessage ?? reason,
+        );
+      }
+    }
+    if (entry.state === 'settled' && entry.response) {
+      safeHook(() => hooks.onReplay?.(entry));
+      return { kind: 'replay', response: entry.response, entry };
+    }
+    const requirement = entry.requirements as PaymentRequirements;
+    const scheme = options.schemes.find(
+      (s) => s.scheme === requirement.scheme && s.supportsNetwork(requirement.network),
+    );
+    if (!scheme) return respond(errorResponse('payment_in_progress', base.requestId));
+    const running = ledger.flight(entry.id);
+    if (running) {
+      await running;
+      return RETRY;
+    }
+    const original: Omit<PaymentContext, 'endFlight'> = {
+      ...base,
+      scheme,
+      v2Payload: entry.payload as PaymentPayload,
+      v2Requirement: requirement,
+      wirePayload: entry.payload as PaymentPayload,
+      wireRequirement: requirement,
+      entry: { id: entry.id, owner: base.entry.owner },
+      validBefore: entry.validBefore,
+      authenticated: true,
+    };
+    const originalPaid: PaidRequest = {
+      ...paid,
+      identity: entry.id,
+      payer: entry.payer ?? paid.payer,
+      payload: original.wirePayload,
+      requirements: original.wireRequirement,
+    };
+    const end = ledger.startFlight(entry.id);
+    const endFlight = () => {
+      end();
+      void ledger.leases.letGo(original.entry);
+    };
+    try {
+      const answer = await fromExisting({ ...original, endFlight }, originalPaid, entry);
+      if (answer === RETRY || answer.kind !== 'proceed') endFlight();
+      return answer;
+    } catch (error) {
+      endFlight();
+      throw error;
+    }
   }
 
   async function verifyAndProceed(ctx: PaymentContext, paid: PaidRequest): Promise<Outcome> {

@@ -22,6 +22,13 @@ export interface RequestView {
   header(name: string): string | undefined;
   /** The framework's own request object, for hooks. */
   raw?: unknown;
+  /**
+   * The request body's bytes, read without consuming them (later parsers still read the body).
+   * The gate asks for it only for a payment carrying a payment identifier (its request fingerprint
+   * hashes the body), with the most bytes it takes; past them it throws `request_body_too_large`.
+   * Without it the body counts as empty.
+   */
+  body?(maxBytes: number): Promise<Uint8Array>;
 }
 
 /** A response the gate wants sent. Header names are lower-case; the body is exact bytes. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { GateResponse, HandlerResponse, RequestView } from '../gate/types';
 import { applyGateHeaders, type HeaderTarget, sendableBody, toHandlerHeaders } from './adapter-helpers';
+import { peekRequestBody } from './peek-body';
 
 /** A handler response being captured from a Node `ServerResponse`. */
 export interface ResponseCapture {
@@ -156,5 +157,6 @@ export function toRequestView(req: IncomingMessage, options: NodeRequestViewOpti
       return Array.isArray(value) ? value.join(', ') : value;
     },
     raw: req,
+    body: (maxBytes) => peekRequestBody(req, maxBytes),
   };
 }

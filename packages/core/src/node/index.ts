@@ -1,2 +1,3 @@
 export * from './adapter-helpers';
 export * from './buffer-response';
+export * from './peek-body';

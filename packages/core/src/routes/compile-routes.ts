@@ -1,6 +1,7 @@
 import { checkHttpUrl } from '../config/check-url';
 import { throwConfigProblems } from '../errors/config-error';
 import { TollboothError } from '../errors/tollbooth-error';
+import { declarePaymentIdentifier, PAYMENT_IDENTIFIER } from '../protocol/payment-identifier';
 import type { PaymentRequirements, PaymentRequirementsV1 } from '../protocol/schemas';
 import { V1_NETWORKS } from '../protocol/schemas';
 import type { SchemeServer } from '../scheme';
@@ -49,6 +50,8 @@ export interface CompiledRoute {
   readonly availability: Availability;
   /** The canonical-request rule, resolved against `baseUrl`, if the route has one. */
   readonly canonical?: Readonly<CanonicalRule>;
+  /** Set when the route speaks the `payment-identifier` extension. */
+  readonly paymentIdentifier?: { readonly required: boolean };
   /** The server's own requirements, keys in official order (scheme, network, amount, asset, payTo, maxTimeoutSeconds, extra). */
   readonly requirements: readonly PaymentRequirements[];
   /**
@@ -294,7 +297,7 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
 
 type RouteSettings = Pick<
   BuildRouteInput,
-  'x402Version' | 'settle' | 'availability' | 'retryAfterSeconds' | 'canonical'
+  'x402Version' | 'settle' | 'availability' | 'retryAfterSeconds' | 'canonical' | 'paymentIdentifier'
 >;
 
 /** Checks a route's own settings (everything but `accepts`), with their defaults filled in. */
@@ -341,8 +344,44 @@ function checkRouteSettings(
   if (canonical && (pattern.params.length > 0 || pattern.wildcards > 0)) {
     problems.push(`${at}: a canonical rule needs an exact path (no :params or *)`);
   }
-  const settings: RouteSettings = { x402Version, settle, availability, retryAfterSeconds, canonical };
+  const paymentIdentifier = checkPaymentIdentifier(route, at, x402Version, problems);
+  const settings: RouteSettings = {
+    x402Version,
+    settle,
+    availability,
+    retryAfterSeconds,
+    canonical,
+    paymentIdentifier,
+  };
   return settings;
+}
+
+/** The route's `paymentIdentifier` option, resolved; `undefined` when the route does not speak it. */
+function checkPaymentIdentifier(
+  route: RouteConfig,
+  at: string,
+  x402Version: number,
+  problems: string[],
+): { required: boolean } | undefined {
+  const option = route.paymentIdentifier;
+  if (option === undefined || option === false) return undefined;
+  let required = false;
+  if (option !== true) {
+    if (typeof option !== 'object' || option === null || Array.isArray(option)) {
+      problems.push(`${at}: paymentIdentifier must be true, false or { required?: boolean }`);
+      return undefined;
+    }
+    if (option.required !== undefined && typeof option.required !== 'boolean')
+      problems.push(`${at}: paymentIdentifier.required must be a boolean`);
+    required = option.required === true;
+  }
+  if (x402Version !== 2) problems.push(`${at}: paymentIdentifier is an x402 v2 extension (x402Version is 1)`);
+  const declared = route.extensions?.[PAYMENT_IDENTIFIER] ?? route.headerExtensions?.[PAYMENT_IDENTIFIER];
+  if (declared !== undefined)
+    problems.push(
+      `${at}: declare ${PAYMENT_IDENTIFIER} with the paymentIdentifier option, not in extensions`,
+    );
+  return { required };
 }
 
 interface BuildRouteInput {
@@ -356,6 +395,7 @@ interface BuildRouteInput {
   availability: Availability;
   retryAfterSeconds: number;
   canonical: CanonicalRule | undefined;
+  paymentIdentifier: { required: boolean } | undefined;
   requirements: PaymentRequirements[];
   baseUrl: string | undefined;
   order: number;
@@ -367,6 +407,12 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern 
   const mimeType = config.mimeType ?? ROUTE_DEFAULTS.mimeType;
   const varies = input.pattern.params.length > 0 || input.pattern.wildcards > 0;
   const cache = new Map<string, Challenge>();
+  const extensions = input.paymentIdentifier
+    ? {
+        ...config.extensions,
+        [PAYMENT_IDENTIFIER]: declarePaymentIdentifier(input.paymentIdentifier.required),
+      }
+    : config.extensions;
 
   const resourceUrl = (request?: string | NormalizedTarget): string => {
     if (request === undefined) return `${baseUrl ?? ''}${path}`;
@@ -397,7 +443,7 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern 
       mimeType,
       requirements,
       requirementsV1,
-      extensions: config.extensions,
+      extensions,
       headerExtensions: config.headerExtensions,
     });
 
@@ -432,5 +478,7 @@ function buildRoute(input: BuildRouteInput): CompiledRoute & { pattern: Pattern 
     order: input.order,
   } satisfies CompiledRoute & { pattern: Pattern };
   if (input.canonical) (route as { canonical?: CanonicalRule }).canonical = input.canonical;
+  if (input.paymentIdentifier)
+    (route as { paymentIdentifier?: { required: boolean } }).paymentIdentifier = input.paymentIdentifier;
   return route;
 }

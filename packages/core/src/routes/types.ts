@@ -63,6 +63,15 @@ export interface RouteConfig {
    * keeps `extensions` whole. Clients read the header, so this is what they echo when paying.
    */
   headerExtensions?: Record<string, unknown>;
+  /**
+   * Speak the `payment-identifier` extension (x402 v2 routes only): the challenge advertises it,
+   * and a payment carrying an identifier is bound to the request (method, canonical URL, body).
+   * The same identifier on the same request gets the stored response again without a second
+   * charge, even with a newly signed payment; on another request it answers 409
+   * `payment_identifier_conflict`. `{ required: true }` refuses payments without one (400).
+   * Default false (docs/payment-identifier.md).
+   */
+  paymentIdentifier?: boolean | { required?: boolean };
   /** Discovery metadata (catalog, OpenAPI, bazaar): filled by `@tollbooth/core` discovery. */
   discovery?: RouteDiscovery;
 }
