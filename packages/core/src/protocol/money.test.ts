@@ -39,6 +39,52 @@ describe('toAtomicAmount', () => {
     expect(() => toAtomicAmount(price as string, 6)).toThrow(TollboothError);
   });
 
+  it.each([[1.5], [-1], [256], [Number.NaN]])(
+    'refuses %s decimals with invalid_amount, naming them',
+    (decimals) => {
+      expect(() => toAtomicAmount('1', decimals)).toThrow(
+        expect.objectContaining({
+          code: 'invalid_amount',
+          message: `decimals must be an integer 0..255, got ${decimals}`,
+        }),
+      );
+    },
+  );
+
+  it('takes 0 and 255 decimals', () => {
+    expect(toAtomicAmount('1.9', 0)).toBe('1');
+    expect(toAtomicAmount('1', 255)).toBe(`1${'0'.repeat(255)}`);
+  });
+
+  it('reads a price with spaces around, a dollar sign and digit separators', () => {
+    expect(toAtomicAmount(' $1_000.5 ', 2)).toBe('100050');
+    expect(toAtomicAmount('0.000_001', 6)).toBe('1');
+  });
+
+  it('says why a price is refused', () => {
+    expect(() => toAtomicAmount(-0.5, 6)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_amount',
+        message: 'price must be a finite non-negative number, got -0.5',
+      }),
+    );
+    expect(() => toAtomicAmount(1e-7, 6)).toThrow(
+      expect.objectContaining({ message: 'price 1e-7 is too small or large; pass it as a string' }),
+    );
+    expect(() => toAtomicAmount(10n as never, 6)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_amount',
+        message: 'price must be a string or number, got bigint',
+      }),
+    );
+    expect(() => toAtomicAmount('abc', 6)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_amount',
+        message: 'price "abc" is not a non-negative decimal',
+      }),
+    );
+  });
+
   it('truncates instead of rounding, for any decimal string', () => {
     fc.assert(
       fc.property(
@@ -72,7 +118,36 @@ describe('fromAtomicAmount', () => {
   });
 
   it('rejects non-decimal strings', () => {
-    expect(() => fromAtomicAmount('-5', 6)).toThrow(TollboothError);
+    expect(() => fromAtomicAmount('-5', 6)).toThrow(
+      expect.objectContaining({ code: 'invalid_amount', message: 'amount "-5" is not a decimal string' }),
+    );
     expect(() => fromAtomicAmount('1.5', 6)).toThrow(TollboothError);
+    expect(() => fromAtomicAmount(' 15', 6)).toThrow(TollboothError);
+    expect(() => fromAtomicAmount('15 ', 6)).toThrow(TollboothError);
+  });
+
+  it('rejects a negative bigint', () => {
+    expect(() => fromAtomicAmount(-5n, 6)).toThrow(
+      expect.objectContaining({ code: 'invalid_amount', message: 'amount must not be negative' }),
+    );
+  });
+
+  it('formats a bigint, and keeps the zeros inside the fraction', () => {
+    expect(fromAtomicAmount(1_000_500n, 6)).toBe('1.0005');
+    expect(fromAtomicAmount(5n, 3)).toBe('0.005');
+    expect(fromAtomicAmount(0n, 0)).toBe('0');
+  });
+
+  it.each([[1.5], [-1], [256]])('refuses %s decimals with invalid_amount', (decimals) => {
+    expect(() => fromAtomicAmount('1', decimals)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_amount',
+        message: `decimals must be an integer 0..255, got ${decimals}`,
+      }),
+    );
+  });
+
+  it('takes 255 decimals', () => {
+    expect(fromAtomicAmount(`1${'0'.repeat(255)}`, 255)).toBe('1');
   });
 });
