@@ -56,7 +56,8 @@ export const SERVICE_ERROR_CODES = {
   internal_error: {
     status: 503,
     retryable: true,
-    description: 'An unexpected failure; nothing was charged.',
+    description:
+      'An unexpected failure. A paid request: retry the exact same payment payload (never charged twice; it gets the paid answer if the payment was settled).',
   },
 } as const satisfies Record<string, ErrorCodeSpec>;
 export type ServiceErrorCode = keyof typeof SERVICE_ERROR_CODES;

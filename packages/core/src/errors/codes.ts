@@ -193,7 +193,8 @@ export const ERROR_CODES = {
   internal_error: {
     status: 503,
     retryable: true,
-    meaning: 'An unexpected failure inside Tollbooth; answered 503 (fail closed), never 500.',
+    meaning:
+      'An unexpected failure inside Tollbooth; answered 503 (fail closed), never 500. Retry the exact same payment payload: it is never charged twice, and it gets the paid answer if the payment was settled.',
   },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 

@@ -401,10 +401,13 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     message?: string,
     extraHeaders: Record<string, string> = {},
   ): GateResponse {
+    // An unexpected failure may come after a settlement: retrying the exact payload is always safe
+    // (never charged twice) and is how a charged payer gets the paid answer.
     const retryExactPayload =
       code === 'settlement_uncertain' ||
       code === 'payment_in_progress' ||
-      code === 'paid_response_unavailable';
+      code === 'paid_response_unavailable' ||
+      code === 'internal_error';
     const body = buildErrorBody({ code, requestId, retryExactPayload, ...(message ? { message } : {}) });
     const status = httpStatusOf(code);
     return {
@@ -1332,13 +1335,19 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
 
   async function finish(payment: PaidRequest, response: HandlerResponse): Promise<GateResponse> {
     const ctx = contexts.get(payment);
-    const handler = toStoredResponse(response);
-    handler.headers['access-control-expose-headers'] = mergeExpose(
-      handler.headers['access-control-expose-headers'],
-    );
-    if (!ctx) return handler;
+    const stored = () => {
+      const handler = toStoredResponse(response);
+      handler.headers['access-control-expose-headers'] = mergeExpose(
+        handler.headers['access-control-expose-headers'],
+      );
+      return handler;
+    };
+    if (!ctx) return stored();
     contexts.delete(payment);
     try {
+      // Inside the try: a handler answer that cannot be read still ends the flight and tells a
+      // payer settled before its handler that it was charged.
+      const handler = stored();
       if (payment.settlement) {
         // Settled before the handler ran: only a successful answer is the paid one.
         if (handler.status >= LEDGER_ERROR_STATUS) {
@@ -1365,9 +1374,15 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       return settled.response ?? handler;
     } catch (error) {
       logger?.error({ err: error, requestId: ctx.requestId }, 'payment finish failed');
-      return payment.settlement
-        ? errorResponse('paid_response_unavailable', ctx.requestId)
-        : errorResponse('settlement_uncertain', ctx.requestId);
+      // Settled before the handler: the payer is told so, with the receipt, and the entry is freed
+      // for the retry at once; else the settlement's outcome is not known here. Never "nothing
+      // was charged".
+      if (!payment.settlement) return errorResponse('settlement_uncertain', ctx.requestId);
+      return await paidButUnanswered(ctx, payment.settlement).catch(() =>
+        errorResponse('paid_response_unavailable', ctx.requestId, undefined, {
+          [ctx.receiptHeader]: encodeHeader(payment.settlement!),
+        }),
+      );
     } finally {
       ctx.endFlight();
     }

@@ -293,6 +293,65 @@ describe('a route that settles before its handler', () => {
   });
 });
 
+describe('errors after a settlement', () => {
+  it('never say nothing was charged: a ledger failure once the chain showed the transfer answers 503 with the retry instruction, and the retry is served', async () => {
+    const payment = await uncertainPayment();
+    scheme.reconcileAnswer = { status: 'settled', receipt: SETTLED };
+    // The store fails the write that would record the settlement the chain shows.
+    const update = store.update.bind(store);
+    let failWrites = true;
+    store.update = async (id, expect, patch) => {
+      if (failWrites && patch.state === 'settled') throw new Error('ledger down');
+      return update(id, expect, patch);
+    };
+    const failed = await run(gate, pay(payment));
+    expect(failed.response.status).toBe(503);
+    const body = json(failed.response);
+    expect(body.error).toMatchObject({
+      code: 'internal_error',
+      retryable: true,
+      retry: { instruction: 'retry_exact_payment_payload' },
+    });
+    expect(body.error.message).not.toMatch(/nothing was charged|not charged/i);
+    expect((await onlyEntry()).state).not.toBe('settled');
+
+    failWrites = false;
+    const retry = await run(gate, pay(payment));
+    expect(retry.response.status).toBe(200);
+    expect((await onlyEntry()).state).toBe('settled');
+    expect(facilitator.calls.settle).toBe(1);
+  });
+
+  it('tell a payer settled before its handler that it was charged, with the receipt, when recording the answer fails', async () => {
+    const payment = buildPayment(requirementOf('GET /first'));
+    const outcome = await gate.handle(pay(payment, '/first'));
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    // A handler answer the gate cannot even read: finish fails after the settlement.
+    const answer = await gate.finish(outcome.payment, {
+      status: 200,
+      headers: {
+        get 'content-type'(): string {
+          throw new Error('broken response');
+        },
+      },
+      body: Buffer.from('{}'),
+    });
+    expect(answer.status).toBe(503);
+    expect(json(answer).error).toMatchObject({
+      code: 'paid_response_unavailable',
+      retry: { instruction: 'retry_exact_payment_payload' },
+    });
+    expect(decodeHeaderJson(answer.headers['payment-response']!)).toMatchObject({
+      success: true,
+      transaction: TEST_TX,
+    });
+    expect((await onlyEntry()).state).toBe('settled');
+    const retry = await run(gate, pay(payment, '/first'));
+    expect(retry.response.status).toBe(200);
+    expect(facilitator.calls.settle).toBe(1);
+  });
+});
+
 describe('request targets of paid routes', () => {
   it('answers 405 with Allow for a method no paid route at that path serves, before any challenge', async () => {
     for (const [method, path, allow] of [

@@ -217,8 +217,16 @@ export const PAYWALL_SCRIPT = `(function () {
         }
         return setState('error', 'payment_refused', 'The server refused the payment (' + reason + '). Nothing was charged; press "Pay with wallet" to sign a new one.');
       }
+      var answered = 'The server answered HTTP ' + response.status + (code ? ' (' + code + ')' : '') + ': ' + message + '.';
+      if (response.status >= 500) {
+        // A server failure may come after the transfer: only the codes said before any payment
+        // mean nothing was charged, and the same signed payment is kept for a retry either way.
+        show(retryButton, true);
+        var before = code === 'facilitator_unavailable' || code === 'ledger_unavailable';
+        return setState('retry', 'http_' + response.status, answered + (before ? ' Nothing was charged.' : '') + ' Press "Retry": the same signed payment is sent again, you are not asked to sign again and cannot be charged twice.');
+      }
       keepSigned(null);
-      setState('error', 'http_' + response.status, 'The server answered HTTP ' + response.status + (code ? ' (' + code + ')' : '') + ': ' + message + '. Nothing was charged.');
+      setState('error', 'http_' + response.status, answered + ' Nothing was charged.');
     } finally {
       busy = false;
       payButton.disabled = false;
