@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createServiceMetrics, LATENCY_BUCKETS, type PaymentOutcome } from './metrics';
+import { createServiceMetrics, LATENCY_BUCKETS, type PaymentOutcome, paymentOutcomeOf } from './metrics';
 import type { SnapshotService } from './snapshot/service';
 
 const NAMES = [
@@ -28,7 +28,7 @@ function referenceMetrics() {
   });
   const payments = new Counter({
     name: 'fee_service_payments_total',
-    help: 'Requests to paid routes by outcome (settled, challenged, rejected, uncertain, unavailable, …).',
+    help: 'Requests to paid routes by outcome (settled, replayed, challenged, rejected, uncertain, unavailable, …).',
     labelNames: ['route', 'outcome'] as const,
     registers: [registry],
   });
@@ -72,7 +72,7 @@ const eventArb = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('payment' as const),
       route: fc.constantFrom('/api/v1/fees/now', '/api/v1/broadcast'),
-      outcome: fc.constantFrom<PaymentOutcome>('settled', 'challenged', 'rejected', 'uncertain'),
+      outcome: fc.constantFrom<PaymentOutcome>('settled', 'replayed', 'challenged', 'rejected', 'uncertain'),
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'scrape' as const }) },
@@ -133,5 +133,29 @@ describe('createServiceMetrics', () => {
     );
     expect(text).toContain('fee_service_snapshot_available 0');
     expect(text).toContain('fee_service_process_cpu_seconds_total');
+  });
+});
+
+describe('payments counted apart', () => {
+  it('tells a transfer from a replay of its stored answer and from refusals', () => {
+    expect(paymentOutcomeOf(200, true)).toBe('settled');
+    expect(paymentOutcomeOf(200, true, true)).toBe('replayed');
+    expect(paymentOutcomeOf(402, true)).toBe('rejected');
+    expect(paymentOutcomeOf(402, false)).toBe('challenged');
+    expect(paymentOutcomeOf(400, true)).toBe('invalid_request');
+  });
+
+  it('counts transfers once each, by route and by who confirmed them', async () => {
+    const metrics = createServiceMetrics({ snapshots: noSnapshots });
+    metrics.observeTransfer({ route: 'GET /api/v1/fees/now', via: 'request' });
+    metrics.observeTransfer({ route: 'GET /api/v1/fees/now', via: 'request' });
+    metrics.observeTransfer({ route: 'GET /api/v1/fees/now', via: 'reconciler' });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(
+      'fee_service_payment_transfers_total{route="GET /api/v1/fees/now",via="request"} 2',
+    );
+    expect(text).toContain(
+      'fee_service_payment_transfers_total{route="GET /api/v1/fees/now",via="reconciler"} 1',
+    );
   });
 });

@@ -8,11 +8,17 @@ export interface ServiceMetrics {
   observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
   /** Records the outcome of a request to a paid route. */
   observePayment(labels: { route: string; outcome: PaymentOutcome }): void;
+  /**
+   * Records one transfer (money moved), once per payment whoever confirmed it: the paying request,
+   * a retry of an uncertain one, or the reconciler (`via`). Replays never count here.
+   */
+  observeTransfer(labels: { route: string; via: string }): void;
 }
 
 /** What happened to a request on a paid route, from its final status. */
 export type PaymentOutcome =
   | 'settled'
+  | 'replayed'
   | 'challenged'
   | 'rejected'
   | 'uncertain'
@@ -21,9 +27,12 @@ export type PaymentOutcome =
   | 'invalid_request'
   | 'not_charged';
 
-/** Classifies the final status of a paid-route request (a payment header present or not). */
-export function paymentOutcomeOf(status: number, paid: boolean): PaymentOutcome {
-  if (status < 300) return 'settled';
+/**
+ * Classifies the final status of a paid-route request (a payment header present or not; the
+ * answer a replay of a settled payment's stored response, which moved no money).
+ */
+export function paymentOutcomeOf(status: number, paid: boolean, replayed = false): PaymentOutcome {
+  if (status < 300) return replayed ? 'replayed' : 'settled';
   if (status === 402) return paid ? 'rejected' : 'challenged';
   if (status === 429) return 'rate_limited';
   if (status === 502 || status === 409) return 'uncertain';
@@ -68,7 +77,8 @@ interface HistogramEntry {
 
 /**
  * Creates the registry: `fee_service_http_requests_total`, `fee_service_http_request_duration_seconds`,
- * `fee_service_payments_total{route,outcome}`, `fee_service_snapshot_age_seconds`,
+ * `fee_service_payments_total{route,outcome}`, `fee_service_payment_transfers_total{route,via}`,
+ * `fee_service_snapshot_age_seconds`,
  * `fee_service_snapshot_available` and the default Node process metrics.
  *
  * Requests and payments are counted in plain maps keyed by their labels (no label hashing per
@@ -123,13 +133,19 @@ export function createServiceMetrics(options: {
   });
   new Counter({
     name: 'fee_service_payments_total',
-    help: 'Requests to paid routes by outcome (settled, challenged, rejected, uncertain, unavailable, …).',
+    help: 'Requests to paid routes by outcome (settled, replayed, challenged, rejected, uncertain, unavailable, …).',
     labelNames: ['route', 'outcome'] as const,
     registers: [registry],
     collect() {
       this.reset();
       for (const series of paymentSeries) this.inc(series.labels, series.count);
     },
+  });
+  const transfers = new Counter({
+    name: 'fee_service_payment_transfers_total',
+    help: 'Payments that moved money, once each, by route key and by who confirmed it (request, retry, reconciler).',
+    labelNames: ['route', 'via'] as const,
+    registers: [registry],
   });
   const now = options.now ?? Date.now;
   new Gauge({
@@ -209,6 +225,9 @@ export function createServiceMetrics(options: {
         paymentSeries.push(counted);
       }
       counted.count += 1;
+    },
+    observeTransfer(labels) {
+      transfers.inc(labels);
     },
   };
 }

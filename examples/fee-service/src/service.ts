@@ -143,7 +143,7 @@ export async function startFeeService(
     });
     const mounted = await MOUNTS[config.framework]({
       routes: app.routes,
-      gate: Object.create(app.gate, { isPaid: { value: app.isPaid } }) as TollboothGate,
+      gate: app.mountGate,
       edge: app.edge,
       rateLimit: { ...config.rateLimit, ...(rateLimitRedis ? { redis: rateLimitRedis } : {}) },
       ownLimits: app.ownLimits,
@@ -151,7 +151,12 @@ export async function startFeeService(
       onError: (error) => logger.error({ err: error }, 'handler failed'),
     });
     cleanups.push('mount', () => mounted.close());
-    http.attach(mounted.listener, { label: app.label, metrics: app.metrics, isPaid: app.isPaid });
+    http.attach(mounted.listener, {
+      label: app.label,
+      metrics: app.metrics,
+      isPaid: app.isPaid,
+      replayed: app.replayed,
+    });
     logger.info(
       {
         url: http.url,

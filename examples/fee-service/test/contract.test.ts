@@ -382,6 +382,35 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
       expect(decision['meta'].payment.transaction_hash).toBe(receipt.transaction);
     });
 
+    it('counts a transfer once and the replays of its stored answer apart', async () => {
+      const count = async (pattern: RegExp) => {
+        const text = await (await fetch(`${local.url}/metrics`)).text();
+        return Number(pattern.exec(text)?.[1] ?? 0);
+      };
+      const transfers =
+        /fee_service_payment_transfers_total\{route="GET \/api\/v1\/fees\/now",via="request"\} (\d+)/;
+      const settled = /fee_service_payments_total\{route="\/api\/v1\/fees\/now",outcome="settled"\} (\d+)/;
+      const replayed = /fee_service_payments_total\{route="\/api\/v1\/fees\/now",outcome="replayed"\} (\d+)/;
+      const before = {
+        transfers: await count(transfers),
+        settled: await count(settled),
+        replayed: await count(replayed),
+      };
+      const url = `${local.url}/api/v1/fees/now`;
+      const header = await signPayment(url, payerKey);
+      const first = await fetch(url, { headers: { 'payment-signature': header } });
+      expect(first.status).toBe(200);
+      const body = await first.text();
+      for (let i = 0; i < 3; i++) {
+        const again = await fetch(url, { headers: { 'payment-signature': header } });
+        expect(again.status).toBe(200);
+        expect(await again.text()).toBe(body);
+      }
+      expect(await count(transfers)).toBe(before.transfers + 1);
+      expect(await count(settled)).toBe(before.settled + 1);
+      expect(await count(replayed)).toBe(before.replayed + 3);
+    });
+
     it('reports health, readiness and Prometheus metrics', async () => {
       expect((await fetch(`${local.url}/healthz`)).status).toBe(200);
       const ready = await fetch(`${local.url}/readyz`);

@@ -42,7 +42,13 @@ afterAll(async () => {
 const portOf = (service: RunningFeeService) => Number(new URL(service.url).port);
 const send = (service: RunningFeeService, method: string, target: string, extra: string[] = []) =>
   sendRaw(portOf(service), rawRequest(method, target, portOf(service), extra));
-const codeOf = (body: string) => (JSON.parse(body) as { error: { code: string } }).error.code;
+const codeOf = (body: string) => {
+  try {
+    return (JSON.parse(body) as { error: { code: string } }).error.code;
+  } catch {
+    return undefined;
+  }
+};
 
 describe.each(FRAMEWORKS)('request targets on the %s mount', (framework) => {
   it('serves the free routes, discovery and probes from an absolute-form target as from origin-form', async () => {
@@ -103,13 +109,29 @@ describe.each(FRAMEWORKS)('request targets on the %s mount', (framework) => {
       'http://h/%zz#',
       '/healthz/..%2f..%2f',
       '/api/v1/fees/now?%zz',
+      '/dashboard/assets/%~-_-.G',
+      'OPTIONS /dashboard/assets/%zz',
+      'http://h:99999/',
+      'ftp://h:99999/healthz',
     ]) {
-      const answer = await send(services[framework]!, 'GET', target);
+      const [method, path] = target.startsWith('OPTIONS ') ? ['OPTIONS', target.slice(8)] : ['GET', target];
+      const answer = await send(services[framework]!, method, path);
       expect(answer.status, target).toBeGreaterThanOrEqual(200);
       expect(answer.status, target).toBeLessThan(500);
       // An Error body, or the challenge of the AI price pattern (`/api/v1/ai/%` is under it).
       if (answer.status === 402) expect(JSON.parse(answer.body).x402Version, target).toBe(2);
-      else if (answer.status >= 400) expect(typeof codeOf(answer.body), target).toBe('string');
+      else if (answer.status >= 400)
+        expect(codeOf(answer.body), `${target} ${answer.status} ${answer.body}`).toMatch(/^[a-z_]+$/);
+    }
+    // A Host that is no authority: 400 before any URL is built from it (it was a 503 and an error log).
+    for (const host of ['h:99999', 'a:b:c', '[::1']) {
+      const service = services[framework]!;
+      const answer = await sendRaw(
+        portOf(service),
+        `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.status, host).toBe(400);
+      expect(codeOf(answer.body), host).toBe('invalid_request');
     }
     expect(logged.filter((entry) => entry.level >= 50)).toEqual([]);
   });

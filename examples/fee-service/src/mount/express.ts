@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { readRequestBody } from '../http/body';
-import { requestIdOf } from '../http/respond';
+import { errorResult, requestIdOf } from '../http/respond';
 import type { EdgeRequest, RouteResult } from '../http/types';
 import { encodeResult, internalError, notFound, retryAfterSeconds } from './shared';
 import type { MountedApp, MountOptions } from './types';
@@ -95,6 +95,23 @@ export async function mountExpress(options: MountOptions): Promise<MountedApp> {
     ),
   );
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status =
+      (error as { status?: number; statusCode?: number }).status ??
+      (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      // A client error Express raised itself (a path parameter that is not valid percent-encoding):
+      // the client's, answered with its status and not logged as a failure.
+      return send(
+        res,
+        errorResult({
+          status,
+          code: 'invalid_request',
+          requestId: requestIdOf((name) => req.get(name)),
+          retryable: false,
+          message: (error as Error).message,
+        }),
+      );
+    }
     options.onError?.(error);
     send(
       res,

@@ -1,9 +1,11 @@
+import { IncomingMessage } from 'node:http';
 import {
   compileRoutes,
   createPaymentGate,
   DEFAULT_USD_ASSETS,
   type Discovery,
   type LedgerStore,
+  type RequestView,
   type RouteTable,
   type TollboothGate,
 } from '@tollbooth/core';
@@ -53,6 +55,10 @@ export interface FeeServiceApplication {
   edge: Edge;
   /** `gate.isPaid` with its last answer kept: one route match per request. */
   isPaid: PaidCheck;
+  /** The gate the mounts drive: `isPaid` above, and `handle` noting the requests it replayed. */
+  mountGate: TollboothGate;
+  /** Whether the gate answered a request with a settled payment's stored response. */
+  replayed(req: IncomingMessage): boolean;
   label(method: string, path: string): string;
   /** The resources' own rate limits (the x402 demo's). */
   ownLimits: NamedRateLimit[];
@@ -95,6 +101,10 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     schemes: payments.schemes,
     baseUrl: options.baseUrl,
   });
+  const metrics = createServiceMetrics({
+    snapshots: capabilities.snapshots,
+    ...(options.clock ? { now: () => options.clock!.now() } : {}),
+  });
   const gate = createPaymentGate({
     routes: table,
     schemes: payments.schemes,
@@ -121,6 +131,8 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
       error: (fields, message) => logger.error(fields, message),
     },
     hooks: {
+      // Transfers once each (never a replay); a replay is told apart per request (mountGate).
+      onTransfer: (event) => metrics.observeTransfer({ route: event.route, via: event.via }),
       onSettled: (payment, receipt) =>
         logger.info(
           {
@@ -143,10 +155,6 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     usdAssets: { ...DEFAULT_USD_ASSETS, [payments.terms.asset.toLowerCase()]: 6 },
     freeRoutes: buildFreeOpenApiRoutes(publications, env),
     ...(demo ? { demoUrl: `${options.baseUrl.replace(/\/+$/, '')}${x402Demo.path}` } : {}),
-  });
-  const metrics = createServiceMetrics({
-    snapshots: capabilities.snapshots,
-    ...(options.clock ? { now: () => options.clock!.now() } : {}),
   });
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness['checks'] = {};
@@ -181,6 +189,20 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
   // One route match per request: the edge asks first, then the gate's adapter and the metrics.
   const isPaid = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
   const edge = createEdge({ table: () => gate.routes, publications, env, isPaid });
+  const replays = new WeakSet<IncomingMessage>();
+  const mountGate = Object.create(gate, {
+    isPaid: { value: isPaid },
+    handle: {
+      value: async (view: RequestView) => {
+        const outcome = await gate.handle(view);
+        if (outcome.kind === 'replay') {
+          const req = incomingOf(view.raw);
+          if (req) replays.add(req);
+        }
+        return outcome;
+      },
+    },
+  }) as TollboothGate;
   const ownLimits = new Map<string, NamedRateLimit>();
   for (const p of publications) {
     const limit = p.availability === 'active' ? p.resource.rateLimit?.(config) : undefined;
@@ -198,7 +220,17 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     routes,
     edge,
     isPaid,
+    mountGate,
+    replayed: (req) => replays.has(req),
     label: createRouteLabeler(routes),
     ownLimits: [...ownLimits.values()],
   };
+}
+
+/** The Node request under a framework's own request object (Express's is one; Fastify `.raw`, Koa `.req`). */
+function incomingOf(raw: unknown): IncomingMessage | undefined {
+  if (raw instanceof IncomingMessage) return raw;
+  const wrapper = raw as { raw?: unknown; req?: unknown } | undefined;
+  const inner = wrapper?.raw ?? wrapper?.req;
+  return inner instanceof IncomingMessage ? inner : undefined;
 }

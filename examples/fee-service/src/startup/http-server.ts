@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { toOriginForm } from '@tollbooth/core';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
+import { errorResult, requestIdOf } from '../http/respond';
 import type { PaidCheck } from '../http/routes';
 import { paymentOutcomeOf, type ServiceMetrics } from '../metrics';
 import type { CleanupStack } from './cleanup';
@@ -16,6 +17,8 @@ export interface RequestObservers {
   label(method: string, path: string): string;
   metrics: ServiceMetrics;
   isPaid: PaidCheck;
+  /** Whether the gate answered this request with a settled payment's stored response (a replay). */
+  replayed?(req: IncomingMessage): boolean;
 }
 
 /** The service's own HTTP server: listening before the application exists, drained on shutdown. */
@@ -78,7 +81,8 @@ export async function startHttpServer(
     // The raw target, as the gate matches it (it decodes the path itself).
     if (observers.isPaid(method, target)) {
       const paid = req.headers['payment-signature'] !== undefined || req.headers['x-payment'] !== undefined;
-      observers.metrics.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode, paid) });
+      const replayed = observers.replayed?.(req) ?? false;
+      observers.metrics.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode, paid, replayed) });
     }
     if (logger.isLevelEnabled('debug'))
       logger.debug({ method, url: req.url, status: this.statusCode, ms: seconds * 1000 }, 'request');
@@ -95,6 +99,31 @@ export async function startHttpServer(
     // An absolute-form target is origin-form before anything reads it (rate limit, edge, gate,
     // discovery), on every framework: the adapters would rewrite it only once the gate runs.
     toOriginForm(req);
+    // A Host that is no authority (`h:99999`, `a b`) would make every URL built from it throw:
+    // refused here, 400 as RFC 9112 section 3.2 asks, the same on every mount.
+    const host = req.headers.host;
+    if (host !== undefined && !URL.canParse(`http://${host}/`)) {
+      const requestId = requestIdOf((name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      });
+      const refusal = errorResult({
+        status: 400,
+        code: 'invalid_request',
+        requestId,
+        retryable: false,
+        message: 'the Host header is not a valid authority',
+      });
+      const body = JSON.stringify(refusal.body);
+      res
+        .writeHead(400, {
+          ...refusal.headers,
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+        })
+        .end(body);
+      return;
+    }
     dispatch(req, res);
   });
   const address = await listen(server, config.port, config.host);
