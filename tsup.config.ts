@@ -19,7 +19,9 @@ const shared: Options = {
   sourcemap: true,
   target: 'node20',
   platform: 'node',
-  splitting: false,
+  // Entry points of one package share their modules through chunks (ESM and CommonJS alike), so
+  // `@tollbooth/core/discovery` throws the very `TollboothError` class `@tollbooth/core` exports.
+  splitting: true,
 };
 
 export default defineConfig([

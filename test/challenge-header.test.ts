@@ -2,12 +2,12 @@
 // client (@x402/fetch) still pays from the header alone, and what it echoes to the facilitator is
 // a bazaar extension the official validator and extractDiscoveryInfo accept.
 import {
-  addBazaarExtensions,
   decodeHeaderJson,
   type FacilitatorClient,
   type PaymentPayload,
   type PaymentRequired,
 } from '@tollbooth/core';
+import { addBazaarExtensions } from '@tollbooth/core/discovery';
 import { fetchResponseHead } from '@tollbooth/core/testing';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { ExactEvmScheme as OfficialExactEvmClient } from '@x402/evm/exact/client';

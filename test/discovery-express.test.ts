@@ -1,15 +1,17 @@
 // Discovery mounted beside the payment gate on a real Express app: the documents and the
 // challenges come from one route table, so they agree, and change together.
 import {
-  type CatalogItem,
   compileRoutes,
-  createDiscovery,
   createHttpFacilitatorClient,
-  type Discovery,
   decodeHeaderJson,
   type PaymentRequired,
-  toHeaderBazaarExtension,
 } from '@tollbooth/core';
+import {
+  type CatalogItem,
+  createDiscovery,
+  type Discovery,
+  toHeaderBazaarExtension,
+} from '@tollbooth/core/discovery';
 import { type TollboothMiddleware, tollbooth } from '@tollbooth/express';
 import { extractDiscoveryInfo } from '@x402/extensions/bazaar';
 import express from 'express';

@@ -1,14 +1,13 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { decodeHeaderJson, type PaymentRequired } from '@tollbooth/core';
 import {
   type CatalogItem,
   createBazaarExtension,
   createDiscovery,
   type Discovery,
   type DiscoveryResponse,
-  decodeHeaderJson,
-  type PaymentRequired,
   toHeaderBazaarExtension,
-} from '@tollbooth/core';
+} from '@tollbooth/core/discovery';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import {

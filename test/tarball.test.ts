@@ -212,6 +212,30 @@ describe('installed from the tarballs into an app outside the workspace', () => 
     }
   });
 
+  it("shares one copy of core's modules between its entry points (one TollboothError class)", async () => {
+    // Each entry point bundled alone would carry its own TollboothError: an error thrown by
+    // @tollbooth/core/discovery would then not be an instance of the class @tollbooth/core exports.
+    const check = (load: (s: string) => string) => `const core = ${load('@tollbooth/core')};
+const discovery = ${load('@tollbooth/core/discovery')};
+let thrown;
+try { discovery.createDiscovery({}); } catch (error) { thrown = error; }
+if (!(thrown instanceof core.TollboothError) || thrown.code !== 'invalid_config') throw new Error(String(thrown));
+console.log('one class');
+`;
+    writeFileSync(
+      join(app, 'shared.cjs'),
+      check((s) => `require('${s}')`),
+    );
+    writeFileSync(
+      join(app, 'shared.mjs'),
+      check((s) => `await import('${s}')`),
+    );
+    for (const file of ['shared.cjs', 'shared.mjs']) {
+      const { stdout } = await run(process.execPath, [file], { cwd: app });
+      expect(stdout.trim(), file).toBe('one class');
+    }
+  });
+
   it('type-checks the README examples and an ESM and a CommonJS consumer against the packed types', async () => {
     for (const framework of FRAMEWORKS)
       writeFileSync(join(app, `readme-${framework}.ts`), readmeExample(framework));

@@ -6,14 +6,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type AuditFixture, type AuditServer, auditCorsHeaders } from '@tollbooth/conformance';
 import {
-  captureResponse,
   createMemoryLedgerStore,
   createPaymentGate,
   type LedgerStore,
   type PaymentGateOptions,
-  toRequestView,
-  writeGateResponse,
 } from '@tollbooth/core';
+import { captureResponse, toRequestView, writeGateResponse } from '@tollbooth/core/node';
 import { tollbooth } from '@tollbooth/express';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 

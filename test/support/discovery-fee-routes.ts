@@ -3,7 +3,8 @@
 // its declaration publishes it once built and given its capabilities (the timing decision paused
 // in the production profile, the price patterns listed). The live service publishes a resource
 // paused until then; these tests describe the complete catalog the contract lists.
-import type { Availability, FreeRoute, RoutesConfig } from '@tollbooth/core';
+import type { Availability, RoutesConfig } from '@tollbooth/core';
+import type { FreeRoute } from '@tollbooth/core/discovery';
 import { buildFreeOpenApiRoutes, buildRoutesConfig } from '../../examples/fee-service/src/resources/publish';
 import { PRICE_PATTERNS } from '../../examples/fee-service/src/resources/registry';
 import {

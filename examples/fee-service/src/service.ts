@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import type { Discovery, LedgerStore, TollboothGate } from '@tollbooth/core';
+import type { LedgerStore, TollboothGate } from '@tollbooth/core';
+import type { Discovery } from '@tollbooth/core/discovery';
 import type { Devnet } from '@tollbooth/devnet';
 import { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';

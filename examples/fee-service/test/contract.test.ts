@@ -2,7 +2,8 @@
 // Fastify, Express and Koa, through real servers, a real chain (anvil devnet) and the real
 // in-process facilitator. Bodies are checked with JSON Schemas written from the contract.
 import { request as httpRequest } from 'node:http';
-import { type BazaarExtension, decodeHeaderJson, toHeaderBazaarExtension } from '@tollbooth/core';
+import { decodeHeaderJson } from '@tollbooth/core';
+import { type BazaarExtension, toHeaderBazaarExtension } from '@tollbooth/core/discovery';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { createEvmPaymentSigner, createPayingClient } from '@tollbooth/fetch';
 import type { Hex } from 'viem';

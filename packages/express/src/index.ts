@@ -1,15 +1,12 @@
 // @tollbooth/express: a thin Express adapter for the Tollbooth payment gate. It translates the
 // request, buffers the handler's response and writes what the gate decides; no protocol logic.
 import {
-  captureResponse,
   createPaymentGate,
   type PaidRequest,
   type PaymentGateOptions,
   type TollboothGate,
-  toOriginForm,
-  toRequestView,
-  writeGateResponse,
 } from '@tollbooth/core';
+import { captureResponse, toOriginForm, toRequestView, writeGateResponse } from '@tollbooth/core/node';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 declare global {

@@ -1,11 +1,6 @@
 import { Readable } from 'node:stream';
-import {
-  createPaymentGate,
-  createResourceCatalog,
-  decodeHeaderJson,
-  encodeHeader,
-  type RouteConfig,
-} from '@tollbooth/core';
+import { createPaymentGate, decodeHeaderJson, encodeHeader, type RouteConfig } from '@tollbooth/core';
+import { createResourceCatalog } from '@tollbooth/core/discovery';
 import {
   buildPayment,
   createScriptedFacilitator,

@@ -1,24 +1,26 @@
 // @tollbooth/fastify: a Fastify plugin for the Tollbooth payment gate. It translates the request
 // in `onRequest`, settles in `onSend` and writes what the gate decides; no protocol logic.
 import {
-  applyGateHeaders,
-  asBuffer,
   createPaymentGate,
   type GateResponse,
-  headerNamesOf,
   type PaidRequest,
   type PaymentGateOptions,
   type RouteConfig,
   type RoutesConfig,
   type RouteTable,
-  sendableBody,
   TollboothError,
   type TollboothGate,
+} from '@tollbooth/core';
+import {
+  applyGateHeaders,
+  asBuffer,
+  headerNamesOf,
+  sendableBody,
   toBodyBytes,
   toHandlerHeaders,
   toOriginForm,
   toRequestView,
-} from '@tollbooth/core';
+} from '@tollbooth/core/node';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 

@@ -1,10 +1,10 @@
 import {
-  DEFAULT_USD_ASSETS,
   fromAtomicAmount,
   type PaymentPayload,
   type PaymentPayloadV1,
   type PaymentRequiredV1,
 } from '@tollbooth/core';
+import { DEFAULT_USD_ASSETS } from '@tollbooth/core/discovery';
 import type { PaidResponse } from './paying-fetch';
 
 export interface FormatPaidResponseInput {

@@ -1,20 +1,22 @@
 // @tollbooth/koa: a thin Koa middleware for the Tollbooth payment gate. It translates the
 // request, settles after `await next()` and writes what the gate decides; no protocol logic.
 import {
-  applyGateHeaders,
-  asBuffer,
   createPaymentGate,
   type GateResponse,
-  headerNamesOf,
   type PaidRequest,
   type PaymentGateOptions,
-  sendableBody,
   type TollboothGate,
+} from '@tollbooth/core';
+import {
+  applyGateHeaders,
+  asBuffer,
+  headerNamesOf,
+  sendableBody,
   toBodyBytes,
   toHandlerHeaders,
   toOriginForm,
   toRequestView,
-} from '@tollbooth/core';
+} from '@tollbooth/core/node';
 import type { Context, Middleware } from 'koa';
 
 declare module 'koa' {

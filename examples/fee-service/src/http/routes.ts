@@ -1,4 +1,5 @@
-import type { Discovery, RouteTable } from '@tollbooth/core';
+import type { RouteTable } from '@tollbooth/core';
+import type { Discovery } from '@tollbooth/core/discovery';
 import type { ServiceMetrics } from '../metrics';
 import { takesBody, validateInput } from '../resources/input';
 import { type AnyResource, isPaid as isPaidResource, type ResourceEnvironment } from '../resources/kit';

@@ -1,11 +1,5 @@
-import {
-  type Availability,
-  addBazaarExtensions,
-  type FreeRoute,
-  type PaidRequest,
-  type RouteConfig,
-  type RoutesConfig,
-} from '@tollbooth/core';
+import type { Availability, PaidRequest, RouteConfig, RoutesConfig } from '@tollbooth/core';
+import { addBazaarExtensions, type FreeRoute } from '@tollbooth/core/discovery';
 import type * as z from 'zod';
 import { acceptsOf, missingCapabilities, PLANNED_CAPABILITIES } from '../capabilities';
 import { bodyError } from '../http/body';

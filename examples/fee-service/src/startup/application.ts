@@ -2,13 +2,12 @@ import { IncomingMessage } from 'node:http';
 import {
   compileRoutes,
   createPaymentGate,
-  DEFAULT_USD_ASSETS,
-  type Discovery,
   type LedgerStore,
   type RequestView,
   type RouteTable,
   type TollboothGate,
 } from '@tollbooth/core';
+import { DEFAULT_USD_ASSETS, type Discovery } from '@tollbooth/core/discovery';
 import type { Logger } from 'pino';
 import type { Capabilities, CapabilitySet } from '../capabilities';
 import type { ServiceConfig } from '../config';

@@ -1,3 +1,4 @@
+import type { RouteTable } from '@tollbooth/core';
 import {
   buildWellKnownDocument,
   createDiscoveryResponder,
@@ -9,11 +10,10 @@ import {
   type OpenApiDocument,
   type OpenApiSource,
   priceUsdOf,
-  type RouteTable,
   toTemplatePath,
   type WellKnownDocument,
   type WellKnownSource,
-} from '@tollbooth/core';
+} from '@tollbooth/core/discovery';
 import { takesBody } from '../resources/input';
 import { isPaid } from '../resources/kit';
 import { type ErrorCatalogEntry, PAUSED_RETRY_AFTER_SECONDS, type Publication } from '../resources/publish';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toOriginForm } from '@tollbooth/core';
+import { toOriginForm } from '@tollbooth/core/node';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
 import { errorResult, requestIdOf } from '../http/respond';
