@@ -223,7 +223,7 @@ describe('discovery beside the Express gate', () => {
     expect((await agent.get('/discovery/resources')).body.pagination.total).toBe(10);
   });
 
-  it('answers bad paging with 400 and the seed Error body through Express', async () => {
+  it('answers bad paging with 400 and the Error body (docs/errors.md) through Express', async () => {
     const response = await supertest(service.app)
       .get('/discovery/resources?limit=0')
       .set('x-request-id', 'abc-1');

@@ -153,7 +153,7 @@ export async function challengeOf(ctx: AuditContext, path: string): Promise<Paym
   return decodeHeader(answer, 'payment-required') as unknown as PaymentRequired;
 }
 
-/** The `error.code` of a seed Error body. */
+/** The `error.code` of an Error body (`docs/errors.md`). */
 export function errorCodeOf(answer: Answer): unknown {
   const error = json(answer).error as { code?: unknown } | undefined;
   return typeof error === 'object' && error !== null ? error.code : undefined;

@@ -2,7 +2,7 @@
 // The public API, by name. Two more entry points: `@tollbooth/core/node` (the Node HTTP helpers
 // the adapters are built from) and `@tollbooth/core/discovery` (the discovery documents); the
 // test doubles are on `@tollbooth/core/testing`. Everything else is internal. The README lists
-// each entry point's API.
+// each entry point's API. A name a module exports is public only once it is listed here.
 
 // Errors.
 export {
@@ -59,6 +59,7 @@ export {
   type ClaimResult,
   FINAL_STATES,
   fromLedgerRow,
+  type IdentifierBinding,
   IN_FLIGHT_STATES,
   LEDGER_ERROR_STATUS,
   LEDGER_JSON_COLUMNS,
@@ -98,6 +99,7 @@ export {
   Caip2Network,
   DEFAULT_MAX_PAYMENT_HEADER_BYTES,
   type DecodePaymentHeaderOptions,
+  declarePaymentIdentifier,
   decodeHeaderJson,
   decodePaymentHeader,
   Extensions,
@@ -106,6 +108,15 @@ export {
   FacilitatorRequest,
   fromAtomicAmount,
   isCaip2Network,
+  PAYMENT_IDENTIFIER,
+  PAYMENT_IDENTIFIER_JSON_SCHEMA,
+  PAYMENT_IDENTIFIER_MAX_LENGTH,
+  PAYMENT_IDENTIFIER_MIN_LENGTH,
+  PAYMENT_IDENTIFIER_PATTERN,
+  PaymentIdentifier,
+  type PaymentIdentifierInfo,
+  PaymentIdentifierInfoSchema,
+  type PaymentIdentifierReading,
   PaymentPayload,
   PaymentPayloadV1,
   PaymentRequired,
@@ -113,6 +124,7 @@ export {
   PaymentRequirements,
   PaymentRequirementsV1,
   ResourceInfo,
+  readPaymentIdentifier,
   SettleResponse,
   SupportedKind,
   SupportedResponse,

@@ -97,7 +97,7 @@ export function pathParamNames(path: string): string[] {
 
 /**
  * The declared path as a URI template: `/tx/:txid` → `/tx/{txid}` (RFC 6570 level 1, the form
- * OpenAPI paths use and the seed writes).
+ * OpenAPI paths use and the contract's paid-endpoint patterns are written in).
  */
 export function toTemplatePath(path: string): string {
   return path
