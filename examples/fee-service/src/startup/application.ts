@@ -37,6 +37,7 @@ import {
 import { PRICE_PATTERNS, RESOURCES } from '../resources/registry';
 import { x402Demo } from '../resources/x402/demo/resource';
 import type { Clock } from '../snapshot/clock';
+import { publicUrl } from '../upstreams/http';
 import { createServiceDiscovery } from './discovery';
 import type { StartedPayments } from './payments';
 
@@ -150,7 +151,7 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     baseUrl: options.baseUrl,
     publications,
     errorCatalog,
-    facilitatorUrl: payments.facilitatorUrl,
+    facilitatorUrl: publicUrl(payments.facilitatorUrl),
     usdAssets: { ...DEFAULT_USD_ASSETS, [payments.terms.asset.toLowerCase()]: 6 },
     freeRoutes: buildFreeOpenApiRoutes(publications, env),
     ...(demo ? { demoUrl: `${options.baseUrl.replace(/\/+$/, '')}${x402Demo.path}` } : {}),

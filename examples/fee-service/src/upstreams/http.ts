@@ -170,10 +170,16 @@ export function dropUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Removes credentials from a URL so it can be published as a `source`. */
+/**
+ * Removes credentials, the query and the fragment from a URL so it can be published (a snapshot's
+ * `source`, discovery's facilitator): an API key in `MEMPOOL_URL=https://…/?key=…` or in
+ * `user:password@` never reaches an answer.
+ */
 export function publicUrl(url: string): string {
   const parsed = new URL(url);
   parsed.username = '';
   parsed.password = '';
+  parsed.search = '';
+  parsed.hash = '';
   return parsed.toString().replace(/\/+$/, '');
 }
