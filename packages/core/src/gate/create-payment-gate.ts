@@ -1256,7 +1256,17 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     // A retry takes precedence over the background reconciler (whatever the lease says).
     const owned = await ledger.takeOver(entry, ctx.entry.owner);
     if (!owned) return RETRY;
-    const answer = await askChain(chainQuestion(ctx, entry.transaction), now());
+    let answer = await askChain(chainQuestion(ctx, entry.transaction), now());
+    if (
+      answer.status === 'unknown' &&
+      (!ctx.scheme.reconcile || ctx.scheme.hasChainReader?.(ctx.v2Requirement.network) === false) &&
+      now() < ctx.validBefore * 1000
+    ) {
+      // No chain reader to ask: the facilitator is asked again. Settling an authorization again can
+      // never transfer twice (its nonce is used once on chain); a transfer that landed meanwhile
+      // makes the facilitator refuse, and the payment then stays uncertain.
+      answer = { status: 'unsettled' };
+    }
 
     switch (answer.status) {
       case 'settled': {

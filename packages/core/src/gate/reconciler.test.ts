@@ -400,6 +400,25 @@ describe('chain readers', () => {
     expect(warnings).toEqual([expect.stringMatching(/eip155:8453 \(scheme exact\) has no chain reader/)]);
   });
 
+  it('without a chain reader, a retry of an uncertain payment reaches the facilitator again', async () => {
+    scheme.reconcile = undefined;
+    const payment = await uncertainPayment();
+    expect(facilitator.calls.settle).toBe(1);
+    // The facilitator refuses (the first transfer landed, say): still uncertain, never a refusal.
+    facilitator.settleScript = 'failure';
+    const refused = await run(gate, pay(payment));
+    expect(refused.response.status).toBe(502);
+    expect(json(refused.response).error.code).toBe('settlement_uncertain');
+    expect(facilitator.calls.settle).toBe(2);
+    expect((await onlyEntry()).state).toBe('uncertain');
+    // The facilitator settles it: served, its answer stored.
+    facilitator.settleScript = 'success';
+    const served = await run(gate, pay(payment));
+    expect(served.response.status).toBe(200);
+    expect(facilitator.calls.settle).toBe(3);
+    expect(await onlyEntry()).toMatchObject({ state: 'settled', resolution: { action: 'settled-again' } });
+  });
+
   it('counts a reader only for the networks the scheme says it has one for', () => {
     const elsewhere = { ...createSimpleScheme(), hasChainReader: (n: string) => n === 'eip155:84532' };
     expect(() => createGate({ schemes: [elsewhere], requireChainReader: true })).toThrow(
