@@ -1214,7 +1214,9 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     }
     switch (entry.state) {
       case 'settled': {
-        if (now() >= ledger.replayUntil(entry)) {
+        // The window bounds replays of a stored answer; a payment charged before its handler ran
+        // (its answer not produced yet) is served whenever its payer comes back.
+        if (entry.response && now() >= ledger.replayUntil(entry)) {
           return reject(
             match,
             requestId,
