@@ -39,6 +39,8 @@ export {
   createPaymentGate,
   EXPOSED_PAYMENT_HEADERS,
   findRequirement,
+  type GateEvent,
+  type GateFailure,
   type GateHooks,
   type GateLogger,
   type GateReadiness,

@@ -44,6 +44,7 @@ import { codeForReason, findRequirement } from './match-requirements';
 import { createLedgerReconciler, type LedgerReconciler } from './reconciler';
 import { requestFingerprint } from './request-fingerprint';
 import type {
+  GateEvent,
   GateHooks,
   GateResponse,
   HandlerResponse,
@@ -471,6 +472,23 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       );
     }
     const requestId = requestIdOf(request);
+    const event: GateEvent = { requestId, route: match.route, resource: match.resourceUrl };
+    if (hooks.onMatched) safeHook(() => hooks.onMatched?.(event));
+    const outcome = await handleMatched(request, match, requestId);
+    if (quiet.has(outcome)) return outcome;
+    if (outcome.kind === 'proceed') {
+      if (hooks.onVerified) safeHook(() => hooks.onVerified?.({ ...event, payment: outcome.payment }));
+    } else if (outcome.kind === 'respond' && outcome.response.status >= 400 && hooks.onFailed) {
+      const { status, body } = outcome.response;
+      safeHook(() => hooks.onFailed?.({ ...event, status, code: codeOfBody(body) }));
+    }
+    return outcome;
+  }
+
+  /** Answers the lifecycle hooks do not report as failures: the plain challenge, a precondition's. */
+  const quiet = new WeakSet<Outcome>();
+
+  async function handleMatched(request: RequestView, match: RouteMatch, requestId: string): Promise<Outcome> {
     const route = match.route;
     // A fragment is never part of a request target (RFC 9112): refused before any challenge.
     if (request.url.includes('#')) {
@@ -497,12 +515,32 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       );
     }
 
+    const precondition = route.config.precondition;
+    if (precondition) {
+      let early: GateResponse | undefined;
+      try {
+        early = await precondition(request, match);
+      } catch (error) {
+        logger?.error({ err: error, requestId }, 'route precondition failed');
+        return respond(errorResponse('internal_error', requestId, 'the request could not be checked'));
+      }
+      if (early) {
+        const answered = respond(early);
+        quiet.add(answered);
+        return answered;
+      }
+    }
+
     const signature = request.header('payment-signature');
     const legacy = signature === undefined ? request.header('x-payment') : undefined;
     const value = signature ?? legacy;
     if (value === undefined) {
       const challenge = challengeResponse(match, requestId, 'payment_required');
-      return respond(paywall ? paywall.respond(request, challenge) : challenge);
+      const sent = respond(paywall ? paywall.respond(request, challenge) : challenge);
+      quiet.add(sent);
+      if (hooks.onChallenge)
+        safeHook(() => hooks.onChallenge?.({ requestId, route, resource: match.resourceUrl }));
+      return sent;
     }
     const headerName = signature !== undefined ? 'payment-signature' : 'x-payment';
 
@@ -545,7 +583,10 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     // With identifiers, one payload may be sent for another request (a 409): no shortcut by header.
     if (!route.paymentIdentifier) {
       const replay = await replayOf(key, value, match);
-      if (replay) return replay;
+      if (replay) {
+        if (replay.kind === 'replay') safeHook(() => hooks.onReplay?.(replay.entry));
+        return replay;
+      }
     }
     let decoded: PaymentPayload | PaymentPayloadV1;
     try {
@@ -1367,7 +1408,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
             { requestId: ctx.requestId, status: handler.status },
             'handler failed after settlement; a retry of the payload runs it again',
           );
-          return await paidButUnanswered(ctx, payment.settlement);
+          return failedAfter(ctx, await paidButUnanswered(ctx, payment.settlement));
         }
         const final = toPaidResponse(handler, ctx.receiptHeader, payment.settlement);
         await recordQuietly(ctx, ['settled'], { state: 'settled', response: final });
@@ -1381,7 +1422,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         return handler;
       }
       const settled = await settleNow(ctx, handler, ['verified']);
-      if (settled.kind === 'failed') return settled.response;
+      if (settled.kind === 'failed') return failedAfter(ctx, settled.response);
       safeHook(() => hooks.onSettled?.(payment, settled.receipt));
       return settled.response ?? handler;
     } catch (error) {
@@ -1389,15 +1430,29 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       // Settled before the handler: the payer is told so, with the receipt, and the entry is freed
       // for the retry at once; else the settlement's outcome is not known here. Never "nothing
       // was charged".
-      if (!payment.settlement) return errorResponse('settlement_uncertain', ctx.requestId);
-      return await paidButUnanswered(ctx, payment.settlement).catch(() =>
-        errorResponse('paid_response_unavailable', ctx.requestId, undefined, {
-          [ctx.receiptHeader]: encodeHeader(payment.settlement!),
-        }),
+      if (!payment.settlement) return failedAfter(ctx, errorResponse('settlement_uncertain', ctx.requestId));
+      return failedAfter(
+        ctx,
+        await paidButUnanswered(ctx, payment.settlement).catch(() =>
+          errorResponse('paid_response_unavailable', ctx.requestId, undefined, {
+            [ctx.receiptHeader]: encodeHeader(payment.settlement!),
+          }),
+        ),
       );
     } finally {
       ctx.endFlight();
     }
+  }
+
+  /** Reports a payment that failed after its handler ran (`onFailed`), and returns the answer. */
+  function failedAfter(ctx: PaymentContext, response: GateResponse): GateResponse {
+    if (hooks.onFailed) {
+      const event = { requestId: ctx.requestId, route: ctx.route, resource: ctx.match.resourceUrl };
+      safeHook(() =>
+        hooks.onFailed?.({ ...event, status: response.status, code: codeOfBody(response.body) }),
+      );
+    }
+    return response;
   }
 
   async function release(payment: PaidRequest): Promise<void> {
@@ -1472,6 +1527,20 @@ function chainReaderProblems(table: RouteTable, schemes: readonly SchemeServer[]
 }
 
 /** `scheme://host[:port]` in URL's canonical form (default ports dropped), or '' when unparsable. */
+/** The code of an answer's body: the Error body's `error.code`, or a 402 body's `error`. */
+function codeOfBody(body: Uint8Array): string | undefined {
+  try {
+    const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as { error?: unknown };
+    const error = parsed?.error;
+    if (typeof error === 'string') return error;
+    if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string')
+      return (error as { code: string }).code;
+  } catch {
+    // Not JSON: no code.
+  }
+  return undefined;
+}
+
 function originOf(origin: string): string {
   try {
     return new URL(origin).origin;

@@ -6,6 +6,7 @@ import type {
   PaymentRequirementsV1,
   SettleResponse,
 } from '../protocol/schemas';
+import type { CompiledRoute } from '../routes/compile-routes';
 import type { PaymentIdentity } from '../scheme';
 
 /** What an adapter tells the gate about a request. */
@@ -89,8 +90,40 @@ export interface TransferEvent {
   via: 'request' | 'retry' | 'reconciler';
 }
 
-/** Hooks the gate calls; all optional. Errors thrown by hooks are logged and ignored. */
+/** A request at a paid route, as the lifecycle hooks see it. */
+export interface GateEvent {
+  requestId: string;
+  /** The matched route: its `key`, and what it costs (`route.requirements[i].amount`, atomic units). */
+  route: CompiledRoute;
+  /** The resource URL of the request. */
+  resource: string;
+}
+
+/** A matched request the gate refused, or whose payment failed after its handler ran. */
+export interface GateFailure extends GateEvent {
+  status: number;
+  /** The error code of the answer (its Error body's `error.code`, or a 402 body's `error`). */
+  code: string | undefined;
+}
+
+/**
+ * Hooks the gate calls; all optional. Errors thrown by hooks are logged and ignored. The lifecycle
+ * of a paid request: `onMatched`, then `onChallenge` (no payment), or `onVerified` then
+ * `onSettled`, or `onReplay`, or `onFailed`.
+ */
 export interface GateHooks {
+  /** A request matched a paid route, before any check (its availability, its payment). */
+  onMatched?(event: GateEvent): void;
+  /** A request without a payment was answered the 402 challenge (or the paywall page). */
+  onChallenge?(event: GateEvent): void;
+  /** A payment was verified and claimed: the handler runs next. */
+  onVerified?(event: GateEvent & { payment: PaidRequest }): void;
+  /**
+   * A matched request answered 400 or more by the gate: refused before or at its payment, or its
+   * payment failed after the handler ran. Not the plain challenge, a route precondition's own
+   * answer, nor the handler's own error (nothing is charged for those).
+   */
+  onFailed?(event: GateFailure): void;
   /** A request's payment settled (its own settle, or a before-handler settlement), once its response is final. */
   onSettled?(payment: PaidRequest, receipt: SettleResponse): void | Promise<void>;
   /** A refusal (402 and the like), with its code. */

@@ -1,4 +1,6 @@
+import type { GateResponse, RequestView } from '../gate/types';
 import type { Price } from '../scheme';
+import type { RouteMatch } from './compile-routes';
 
 /** Whether a paid resource can be bought now. `paused` → 503, no challenge; `retired` → 410. */
 export type Availability = 'active' | 'paused' | 'retired';
@@ -74,6 +76,16 @@ export interface RouteConfig {
   paymentIdentifier?: boolean | { required?: boolean };
   /** Discovery metadata (catalog, OpenAPI, bazaar): filled by `@tollbooth/core` discovery. */
   discovery?: RouteDiscovery;
+  /**
+   * Asked once the request matched this route (active, canonical) and before any challenge or
+   * payment work: a response is sent as it is, so nobody signs for a request that cannot succeed
+   * (no data to serve, input the resource refuses); `undefined` goes on. A throw answers 503
+   * `internal_error`.
+   */
+  precondition?(
+    request: RequestView,
+    match: RouteMatch,
+  ): GateResponse | undefined | Promise<GateResponse | undefined>;
 }
 
 /** Discovery metadata of a paid route; the input/output schemas are zod schemas. */
