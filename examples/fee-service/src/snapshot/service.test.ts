@@ -68,6 +68,12 @@ describe('snapshot service on a fake clock', () => {
 
     clock.advance(1);
     expect(() => service.current()).toThrow(NoValidatedSnapshotError);
+    expect(() => service.current()).toThrow(
+      expect.objectContaining({
+        reason: 'expired',
+        message: 'no validated snapshot (the last one is too old)',
+      }),
+    );
     service.stop();
   });
 
@@ -78,6 +84,9 @@ describe('snapshot service on a fake clock', () => {
     service.start();
     await service.settled();
     expect(() => service.current()).toThrow(NoValidatedSnapshotError);
+    expect(() => service.current()).toThrow(
+      expect.objectContaining({ reason: 'none', message: 'no validated snapshot' }),
+    );
     sim.setScenario('calm');
     clock.advance(10_000);
     await service.settled();

@@ -186,7 +186,16 @@ describe('ledger reconciler', () => {
   });
 
   it("takes over a dead instance's settlement once its lease ran out, and never a live one's", async () => {
-    facilitator.delayMs = 50;
+    // beta's settle stays in flight until the test lets it answer, however slow the machine.
+    let answerSettle!: () => void;
+    const held = new Promise<void>((resolve) => {
+      answerSettle = resolve;
+    });
+    const settle = facilitator.settle.bind(facilitator);
+    facilitator.settle = async (...args) => {
+      await held;
+      return settle(...args);
+    };
     const other = createGate({ instanceId: 'beta' });
     const payment = buildPayment(requirementOf('GET /paid'));
     const outcome = await other.handle(pay(payment));
@@ -212,6 +221,7 @@ describe('ledger reconciler', () => {
       resolution: { from: 'settling', action: 'confirmed-on-chain' },
     });
     expect(Buffer.from(entry.response!.body).toString()).toBe('{"beta":1}');
+    answerSettle();
     await settling;
     expect((await onlyEntry()).state).toBe('settled');
   });
