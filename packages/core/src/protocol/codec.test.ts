@@ -172,3 +172,14 @@ describe('decodeHeaderJson with one shared UTF-8 decoder', () => {
     );
   });
 });
+
+describe('decodeHeaderJson on a dangling base64 character', () => {
+  it('refuses a length of 4n + 1 as invalid base64, though a decoder would drop the last character', () => {
+    const whole = Buffer.from('{"ab":12}').toString('base64');
+    expect(whole).toHaveLength(12);
+    expect(decodeHeaderJson(whole)).toEqual({ ab: 12 });
+    expect(() => decodeHeaderJson(`${whole}A`)).toThrow(
+      expect.objectContaining({ code: 'payment_header_invalid_base64' }),
+    );
+  });
+});
