@@ -44,12 +44,14 @@ export interface LedgerAppConfig {
 
 /**
  * `GET /paid` (maxTimeoutSeconds 60), `GET /short` (maxTimeoutSeconds 10), `GET /first` (settles
- * before its handler, maxTimeoutSeconds 60) and the free `/health`.
+ * before its handler, maxTimeoutSeconds 60), `GET /paid-id` and `POST /order-id` (the
+ * payment-identifier extension; the order's JSON body is parsed after the gate) and the free
+ * `/health`.
  */
 export function createLedgerApp(
   config: LedgerAppConfig,
   ledger: LedgerStore,
-  extra: { hooks?: GateHooks; now?: () => number } = {},
+  extra: { hooks?: GateHooks; now?: () => number; beforeGate?: express.RequestHandler } = {},
 ) {
   const chain = defineChain({
     id: config.chainId,
@@ -84,6 +86,14 @@ export function createLedgerApp(
         accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 60 },
         settle: 'before-handler',
       },
+      'GET /paid-id': {
+        accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 60 },
+        paymentIdentifier: true,
+      },
+      'POST /order-id': {
+        accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 60 },
+        paymentIdentifier: true,
+      },
     },
     schemes: [createExactEvmScheme({ publicClient })],
     facilitator,
@@ -100,6 +110,7 @@ export function createLedgerApp(
   app.get('/health', (_req, res) => {
     res.json({ ok: true, instance: config.instanceId });
   });
+  if (extra.beforeGate) app.use(extra.beforeGate);
   app.use(middleware);
   const handler = (req: express.Request, res: express.Response) => {
     const run = randomUUID();
@@ -109,6 +120,12 @@ export function createLedgerApp(
   app.get('/paid', handler);
   app.get('/short', handler);
   app.get('/first', handler);
+  app.get('/paid-id', handler);
+  app.post('/order-id', express.json(), (req, res) => {
+    const run = randomUUID();
+    if (config.handlerLog) appendFileSync(config.handlerLog, `${config.instanceId} ${run}\n`);
+    res.json({ ordered: req.body as unknown, instance: config.instanceId, run });
+  });
   return { app, gate: middleware.gate };
 }
 
