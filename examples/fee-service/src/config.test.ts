@@ -1,5 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULTS, ConfigError, loadConfig } from './config';
+
+const PAYEE = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
 describe('loadConfig', () => {
   it('uses the embedded defaults when the environment is empty', () => {
@@ -119,5 +122,53 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '8081' }).instanceId).not.toBe(loadConfig({ PORT: '8080' }).instanceId);
     expect(loadConfig({ PORT: '0' }).instanceId).toBeUndefined();
     expect(() => loadConfig({ INSTANCE_ID: 'a b' })).toThrow(/INSTANCE_ID: must be 1 to 64/);
+  });
+
+  it('refuses placeholder, zero and mistyped addresses, and lists the problems of related variables even when others are invalid', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PAY_TO: '0x0000000000000000000000000000000000000000',
+        ASSET: '0x833589fcD6eDb6E08f4c7C32D4f71b54bdA02913',
+        PORT: 'eighty',
+        FACILITATOR_AUTH_HEADER: 'Bearer abc',
+        PUBLIC_BASE_URL: 'fees.example.com',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems).toEqual(
+      expect.arrayContaining([
+        'PAY_TO: is the zero address: whatever is paid to it is lost',
+        expect.stringMatching(/^ASSET: .* fails its EIP-55 checksum/),
+        expect.stringMatching(/^FACILITATOR_AUTH_HEADER: must be one header line/),
+        'FACILITATOR_URL: required with facilitator authentication (without it the in-process facilitator needs none)',
+        expect.stringMatching(/^PUBLIC_BASE_URL: must be a URL/),
+      ]),
+    );
+    expect(() => loadConfig({ PAY_TO: '0xYourAddress' })).toThrow(
+      'PAY_TO: is "0xYourAddress", not an EVM address (0x and 40 hex digits)',
+    );
+  });
+
+  it('reads facilitator authentication: a CDP key, or one header line', () => {
+    const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const base = { FACILITATOR_URL: 'https://api.cdp.coinbase.com/platform/v2/x402', PAY_TO: PAYEE };
+    expect(loadConfig({ ...base, CDP_API_KEY_ID: 'k', CDP_API_KEY_SECRET: pem }).facilitator.auth).toEqual({
+      kind: 'cdp',
+      keyId: 'k',
+      secret: pem,
+    });
+    expect(loadConfig({ ...base, FACILITATOR_AUTH_HEADER: 'X-Api-Key:  s3cret' }).facilitator.auth).toEqual({
+      kind: 'header',
+      name: 'x-api-key',
+      value: 's3cret',
+    });
+    expect(() => loadConfig({ ...base, CDP_API_KEY_ID: 'k', CDP_API_KEY_SECRET: 'not a key' })).toThrow(
+      /CDP_API_KEY_SECRET: not a CDP API key secret/,
+    );
+    expect(loadConfig(base).facilitator.auth).toBeUndefined();
   });
 });

@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
+import { checkEvmAddress } from '@tollbooth/evm';
 import * as z from 'zod';
 import { historyUrlBesideLedger } from './capabilities/history/urls';
 import { SCENARIO_NAMES } from './simulator/scenarios';
+import { cdpSigningKey, type FacilitatorAuth } from './startup/facilitator-auth';
 
 /**
  * The fee service's configuration, read from environment variables and validated with zod at
@@ -57,8 +59,18 @@ const UPSTREAMS = ['mempool', 'esplora', 'core'] as const;
 export type UpstreamKind = (typeof UPSTREAMS)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const CAIP2_EVM = /^eip155:[1-9][0-9]*$/;
+/** `Name: value`, the name an HTTP token. */
+const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(\S.*)$/;
+
+/** An EVM address: 0x and 40 hex digits, not zero, its EIP-55 checksum right when mixed-case. */
+const evmAddress = z
+  .string()
+  .trim()
+  .superRefine((value, ctx) => {
+    const problem = checkEvmAddress({ address: value });
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 const optionalString = z
   .string()
@@ -110,6 +122,7 @@ const EnvSchema = z.object({
   HOST: optionalString,
   PUBLIC_BASE_URL: url(['http:', 'https:'])
     .refine((value) => {
+      if (!URL.canParse(value)) return true; // reported as not a URL
       const parsed = new URL(value);
       return !parsed.search && !parsed.hash && !parsed.username;
     }, 'must have no query, fragment or credentials')
@@ -153,9 +166,32 @@ const EnvSchema = z.object({
     .trim()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes or underscores')
     .optional(),
-  PAY_TO: z.string().trim().regex(ADDRESS, 'must be a 0x-prefixed 20-byte address').optional(),
-  NETWORK: z.string().trim().regex(CAIP2_EVM, 'must be a CAIP-2 EVM network such as eip155:8453').optional(),
-  ASSET: z.string().trim().regex(ADDRESS, 'must be a 0x-prefixed 20-byte token address').optional(),
+  FACILITATOR_AUTH_HEADER: z
+    .string()
+    .trim()
+    .regex(HEADER_LINE, 'must be one header line, "Name: value" (e.g. "Authorization: Bearer …")')
+    .optional(),
+  CDP_API_KEY_ID: optionalString,
+  CDP_API_KEY_SECRET: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        cdpSigningKey(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `not a CDP API key secret: ${(error as Error).message}` });
+      }
+    })
+    .optional(),
+  PAY_TO: evmAddress.optional(),
+  NETWORK: z
+    .string()
+    .trim()
+    .regex(
+      CAIP2_EVM,
+      'must be a CAIP-2 EVM network, eip155:<chain id> (Base eip155:8453, Base Sepolia eip155:84532)',
+    )
+    .optional(),
+  ASSET: evmAddress.optional(),
   ASSET_NAME: optionalString,
   ASSET_VERSION: optionalString,
   LEDGER_URL: ledgerUrl.optional(),
@@ -242,6 +278,8 @@ export interface ServiceConfig {
     name: string;
     timeoutMs: number;
     settleTimeoutMs: number;
+    /** How the service authenticates to an external facilitator; undefined = it does not. */
+    auth: FacilitatorAuth | undefined;
   };
   /**
    * The chain reader of each paid network (JSON-RPC URL by CAIP-2 network): it judges uncertain
@@ -307,38 +345,58 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.success ? parsed.data : ({} as z.infer<typeof EnvSchema>);
 
+  // Checks across variables read what was set (even where its value is wrong), so one pass lists
+  // every problem.
+  const has = (key: keyof typeof EnvSchema.shape) => input[key] !== undefined;
   const network = e.NETWORK ?? CONFIG_DEFAULTS.NETWORK;
   const known = KNOWN_USDC[network];
-  if (parsed.success) {
-    if (Boolean(e.AI_MODEL_BASE_URL) !== Boolean(e.AI_MODEL)) {
-      problems.push('AI_MODEL_BASE_URL and AI_MODEL: set both to use a model, or neither');
-    }
-    if (e.FACILITATOR_URL && !e.PAY_TO) {
-      problems.push('PAY_TO: required when FACILITATOR_URL is set (the devnet payTo only exists in-process)');
-    }
-    if (e.RPC_URL && !e.FACILITATOR_URL) {
-      problems.push(
-        'RPC_URL: only with FACILITATOR_URL (without it the embedded devnet is the chain and its own reader)',
-      );
-    }
-    if (e.FACILITATOR_URL && !e.RPC_URL && (e.PROFILE ?? CONFIG_DEFAULTS.PROFILE) === 'production') {
-      problems.push(
-        `RPC_URL: required in the production profile with FACILITATOR_URL — a JSON-RPC URL of ${network}, the chain reader that settles what a lost or failed facilitator answer leaves uncertain (without it a payer can be charged and never served)`,
-      );
-    }
-    if (!known && !e.ASSET) problems.push(`ASSET: required for ${network} (no known USDC address)`);
-    const kindUrl = { mempool: e.MEMPOOL_URL, esplora: e.ESPLORA_URL, core: e.CORE_RPC_URL };
-    const anyUrl = Object.values(kindUrl).some((value) => value !== undefined);
-    const chosen = e.UPSTREAM ?? (CONFIG_DEFAULTS.UPSTREAM as UpstreamKind);
-    if (anyUrl && kindUrl[chosen] === undefined) {
-      const variable = { mempool: 'MEMPOOL_URL', esplora: 'ESPLORA_URL', core: 'CORE_RPC_URL' }[chosen];
-      problems.push(
-        `UPSTREAM: ${chosen} needs ${variable} once any upstream URL is set (with none set, the embedded simulator serves every dialect)`,
-      );
-    }
-    if (e.SIMULATOR_TIME_SCALE !== undefined && !Number.isFinite(e.SIMULATOR_TIME_SCALE)) {
-      problems.push('SIMULATOR_TIME_SCALE: must be a finite number');
-    }
+  if (has('AI_MODEL_BASE_URL') !== has('AI_MODEL')) {
+    problems.push('AI_MODEL_BASE_URL and AI_MODEL: set both to use a model, or neither');
+  }
+  if (has('CDP_API_KEY_ID') !== has('CDP_API_KEY_SECRET')) {
+    problems.push(
+      'CDP_API_KEY_ID and CDP_API_KEY_SECRET: set both to authenticate to a CDP facilitator, or neither',
+    );
+  }
+  if (has('CDP_API_KEY_ID') && has('FACILITATOR_AUTH_HEADER')) {
+    problems.push('FACILITATOR_AUTH_HEADER: set it or the CDP API key, not both');
+  }
+  if (!has('FACILITATOR_URL') && (has('CDP_API_KEY_ID') || has('FACILITATOR_AUTH_HEADER'))) {
+    problems.push(
+      'FACILITATOR_URL: required with facilitator authentication (without it the in-process facilitator needs none)',
+    );
+  }
+  if (has('FACILITATOR_URL') && !has('PAY_TO')) {
+    problems.push('PAY_TO: required when FACILITATOR_URL is set (the devnet payTo only exists in-process)');
+  }
+  const networkSet = (input['NETWORK'] ?? CONFIG_DEFAULTS.NETWORK).trim();
+  if (CAIP2_EVM.test(networkSet) && !KNOWN_USDC[networkSet] && !has('ASSET')) {
+    problems.push(`ASSET: required for ${networkSet} (no known USDC address)`);
+  }
+  const chosen = (input['UPSTREAM'] ?? CONFIG_DEFAULTS.UPSTREAM).trim() as UpstreamKind;
+  const kindVariable = { mempool: 'MEMPOOL_URL', esplora: 'ESPLORA_URL', core: 'CORE_RPC_URL' } as const;
+  const anyUrl = Object.values(kindVariable).some(has);
+  if (UPSTREAMS.includes(chosen) && anyUrl && !has(kindVariable[chosen])) {
+    problems.push(
+      `UPSTREAM: ${chosen} needs ${kindVariable[chosen]} once any upstream URL is set (with none set, the embedded simulator serves every dialect)`,
+    );
+  }
+  if (e.SIMULATOR_TIME_SCALE !== undefined && !Number.isFinite(e.SIMULATOR_TIME_SCALE)) {
+    problems.push('SIMULATOR_TIME_SCALE: must be a finite number');
+  }
+  if (has('RPC_URL') && !has('FACILITATOR_URL')) {
+    problems.push(
+      'RPC_URL: only with FACILITATOR_URL (without it the embedded devnet is the chain and its own reader)',
+    );
+  }
+  if (
+    has('FACILITATOR_URL') &&
+    !has('RPC_URL') &&
+    (input['PROFILE']?.trim() ?? CONFIG_DEFAULTS.PROFILE) === 'production'
+  ) {
+    problems.push(
+      `RPC_URL: required in the production profile with FACILITATOR_URL — a JSON-RPC URL of ${networkSet}, the chain reader that settles what a lost or failed facilitator answer leaves uncertain (without it a payer can be charged and never served)`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -389,6 +447,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       name: e.FACILITATOR_NAME ?? CONFIG_DEFAULTS.FACILITATOR_NAME,
       timeoutMs: e.FACILITATOR_TIMEOUT_MS ?? CONFIG_DEFAULTS.FACILITATOR_TIMEOUT_MS,
       settleTimeoutMs: e.FACILITATOR_SETTLE_TIMEOUT_MS ?? CONFIG_DEFAULTS.FACILITATOR_SETTLE_TIMEOUT_MS,
+      auth: facilitatorAuth(e),
     },
     chainReaders: e.RPC_URL ? { [network]: e.RPC_URL } : {},
     instanceId: e.INSTANCE_ID ?? defaultInstanceId(e.PORT ?? CONFIG_DEFAULTS.PORT),
@@ -421,4 +480,12 @@ function defaultInstanceId(port: number): string | undefined {
       .replace(/[^A-Za-z0-9._-]/g, '-')
       .slice(0, 57) || 'host';
   return `${host}-${port}`;
+}
+
+function facilitatorAuth(e: z.infer<typeof EnvSchema>): FacilitatorAuth | undefined {
+  if (e.CDP_API_KEY_ID && e.CDP_API_KEY_SECRET) {
+    return { kind: 'cdp', keyId: e.CDP_API_KEY_ID, secret: e.CDP_API_KEY_SECRET };
+  }
+  const line = e.FACILITATOR_AUTH_HEADER ? HEADER_LINE.exec(e.FACILITATOR_AUTH_HEADER) : null;
+  return line ? { kind: 'header', name: line[1]!.toLowerCase(), value: line[2]! } : undefined;
 }

@@ -1,7 +1,8 @@
 // `npm run demo`: pays for one send-or-wait decision with a devnet payer and prints every step —
-// the 402 challenge, the signed payment, the decision and the settlement receipt. Starts the
-// whole stack in-process, or uses a running one: `npm run demo -- --url http://127.0.0.1:3000`
-// (or DEMO_URL). Exits 0 when the decision was paid and received.
+// the 402 challenge, the signed payment, the decision and the settlement receipt. Pays the
+// service at `--url` (or DEMO_URL), else the one `npm start` runs on this machine
+// (http://127.0.0.1:$PORT, default 3000) when it answers, else starts the whole stack in-process.
+// Exits 0 when the decision was paid and received.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +18,10 @@ import { type RunningFeeService, startFeeService } from './service';
 export const DEVNET_DEMO_PAYER_INDEX = 3;
 
 export interface DemoOptions {
-  /** Base URL of a running fee service; default: start one in-process. */
+  /** Base URL of a running fee service; default: the local one if it answers, else one in-process. */
   url?: string;
+  /** Where to look for a running service when `url` is not given; false: always start one. */
+  localUrl?: string | false;
   /** Payer key; default the devnet's first payer. */
   payerKey?: Hex;
   /** Where to print. Default console.log. */
@@ -39,7 +42,16 @@ export async function runDemo(options: DemoOptions = {}): Promise<boolean> {
   try {
     let baseUrl = options.url?.replace(/\/$/, '');
     let payerKey = options.payerKey;
-    if (!baseUrl) {
+    if (baseUrl) {
+      if (!(await isFeeService(baseUrl))) {
+        print(`No fee service answers at ${baseUrl} (GET /api/v1/fees/preview): is it running?`);
+        return false;
+      }
+      print(`Paying the fee service at ${baseUrl}`);
+    } else if (options.localUrl && (await isFeeService(options.localUrl))) {
+      baseUrl = options.localUrl.replace(/\/$/, '');
+      print(`Paying the fee service running at ${baseUrl} (--url <base URL> to pay another)`);
+    } else {
       scratch = mkdtempSync(join(tmpdir(), 'fee-service-demo-'));
       const config = loadConfig({
         LOG_LEVEL: 'warn',
@@ -108,12 +120,26 @@ export async function runDemo(options: DemoOptions = {}): Promise<boolean> {
   }
 }
 
+/** Whether a fee service answers its free preview at `baseUrl` (within 3 s). */
+async function isFeeService(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl.replace(/\/$/, '')}/api/v1/fees/preview`, {
+      signal: AbortSignal.timeout(3_000),
+    });
+    const body = (await response.json()) as { data?: { fee_rates_sat_vb?: unknown } };
+    return response.ok && body.data?.fee_rates_sat_vb !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 const invokedDirectly = process.argv[1] !== undefined && /demo\.ts$/.test(process.argv[1]);
 if (invokedDirectly) {
   const flag = process.argv.indexOf('--url');
   const url = flag >= 0 ? process.argv[flag + 1] : process.env['DEMO_URL'];
   const payerKey = process.env['DEMO_PAYER_KEY'] as Hex | undefined;
-  runDemo({ ...(url ? { url } : {}), ...(payerKey ? { payerKey } : {}), env: process.env }).then(
+  const localUrl = `http://127.0.0.1:${process.env['PORT'] || 3000}`;
+  runDemo({ ...(url ? { url } : {}), ...(payerKey ? { payerKey } : {}), localUrl, env: process.env }).then(
     (ok) => process.exit(ok ? 0 : 1),
     (error: unknown) => {
       console.error(error);

@@ -3,7 +3,7 @@ import type { LedgerStore, TollboothGate } from '@tollbooth/core';
 import type { Discovery } from '@tollbooth/core/discovery';
 import type { Devnet } from '@tollbooth/devnet';
 import { Redis } from 'ioredis';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import type { Capabilities, CapabilitySet } from './capabilities';
 import { createLanguageModel } from './capabilities/language-model/model';
 import type { ServiceConfig } from './config';
@@ -22,6 +22,7 @@ import type { SnapshotService } from './snapshot/service';
 import { buildApplication } from './startup/application';
 import { createCleanupStack } from './startup/cleanup';
 import { startHttpServer } from './startup/http-server';
+import { createServiceLogger } from './startup/logger';
 import { type StartedObservatory, startObservatory } from './startup/observatory';
 import { startPayments } from './startup/payments';
 import { startUpstreams } from './startup/upstreams';
@@ -89,7 +90,7 @@ export async function startFeeService(
   config: ServiceConfig,
   overrides: FeeServiceOverrides = {},
 ): Promise<RunningFeeService> {
-  const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: 'fee-service' } });
+  const logger = overrides.logger ?? createServiceLogger(config.logLevel);
   const cleanups = createCleanupStack(logger);
   try {
     const upstreams = await startUpstreams(config, overrides, cleanups, logger);

@@ -22,6 +22,8 @@ export {
 } from './errors/index';
 // Facilitator clients.
 export {
+  type CheckFacilitatorSupportOptions,
+  checkFacilitatorSupport,
   createHttpFacilitatorClient,
   type FacilitatorCallOptions,
   type FacilitatorClient,
@@ -32,6 +34,8 @@ export {
   type HttpFacilitatorClient,
   type HttpFacilitatorClientOptions,
   isFacilitatorError,
+  type PaymentKind,
+  paymentKindsOf,
 } from './facilitator/index';
 // The payment gate.
 export {

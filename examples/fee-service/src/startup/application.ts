@@ -143,6 +143,19 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
           },
           'payment settled',
         ),
+      // A refused payment is the client's doing: one line with the code, never a stack.
+      onRejected: (requestId, code, message) =>
+        logger.info({ requestId, code, reason: message }, 'payment refused'),
+      onReleased: (payment, status) =>
+        logger.info(
+          {
+            requestId: payment.requestId,
+            route: payment.route,
+            payer: payment.payer,
+            status: status ?? 'threw',
+          },
+          'payment released, nothing charged',
+        ),
     },
   });
   const demo = publications.find((p) => p.resource === x402Demo && p.availability === 'active');

@@ -84,7 +84,9 @@ export async function startHttpServer(
       const replayed = observers.replayed?.(req) ?? false;
       observers.metrics.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode, paid, replayed) });
     }
-    if (logger.isLevelEnabled('debug'))
+    if (this.statusCode === 429) {
+      logger.info({ method, route, client: req.socket.remoteAddress }, 'rate limited (429)');
+    } else if (logger.isLevelEnabled('debug'))
       logger.debug({ method, url: req.url, status: this.statusCode, ms: seconds * 1000 }, 'request');
   }
 

@@ -1,4 +1,10 @@
-import { createHttpFacilitatorClient, type FacilitatorClient, type SchemeServer } from '@tollbooth/core';
+import {
+  checkFacilitatorSupport,
+  createHttpFacilitatorClient,
+  type FacilitatorClient,
+  isFacilitatorError,
+  type SchemeServer,
+} from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { createExactEvmFacilitator, createExactEvmScheme } from '@tollbooth/evm';
 import { startFacilitatorServer } from '@tollbooth/facilitator';
@@ -6,6 +12,7 @@ import type { Logger } from 'pino';
 import type { PaymentTerms } from '../capabilities/payment-terms';
 import type { ServiceConfig } from '../config';
 import type { CleanupStack } from './cleanup';
+import { facilitatorAuthHeaders } from './facilitator-auth';
 
 export interface StartedPayments {
   /** The devnet, when the facilitator is in-process. */
@@ -57,7 +64,11 @@ export async function startPayments(
     url: facilitatorUrl,
     timeoutMs: config.facilitator.timeoutMs,
     settleTimeoutMs: config.facilitator.settleTimeoutMs,
+    ...(config.facilitator.auth && config.facilitator.url
+      ? { createAuthHeaders: facilitatorAuthHeaders(config.facilitator.auth, config.facilitator.url) }
+      : {}),
   });
+  await checkSupport(facilitator, facilitatorUrl, config.payment.network, logger);
   const terms: PaymentTerms = {
     network: config.payment.network,
     payTo: config.payment.payTo ?? devnet!.accounts.payTo.address,
@@ -105,4 +116,31 @@ async function checkChainReaders(config: ServiceConfig, scheme: SchemeServer, lo
     { code: 'chain_reader_unavailable', network, detail: status.message },
     'the chain reader (RPC_URL) does not answer yet: uncertain settlements wait for it',
   );
+}
+
+/**
+ * Asks the facilitator's `/supported` whether it settles `exact` payments on the configured
+ * network. An answer without it refuses the start (TollboothConfigError: nobody could settle
+ * what the service would sell); no answer (down, timeout, 5xx) only warns, since a facilitator
+ * that is restarting should not keep the service down: `/readyz` reports it until it answers.
+ */
+async function checkSupport(
+  facilitator: FacilitatorClient,
+  url: string,
+  network: string,
+  logger: Logger,
+): Promise<void> {
+  try {
+    await checkFacilitatorSupport({
+      facilitator,
+      kinds: [{ scheme: 'exact', network, x402Version: 2 }],
+      name: `the facilitator at ${url}`,
+    });
+  } catch (error) {
+    if (!isFacilitatorError(error)) throw error;
+    logger.warn(
+      { facilitator: url, network, reason: error.message },
+      'facilitator /supported did not answer: starting anyway, /readyz reports it until it answers',
+    );
+  }
 }

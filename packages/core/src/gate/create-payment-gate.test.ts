@@ -232,6 +232,27 @@ describe('createPaymentGate', () => {
     expect(await store.query({})).toHaveLength(0);
   });
 
+  it('tells the onReleased hook of each release, with the handler status or none when it threw', async () => {
+    const released: Array<{ requestId: string; status: number | undefined }> = [];
+    gate = createPaymentGate({
+      routes,
+      schemes: [scheme],
+      facilitator,
+      ledger: store,
+      baseUrl: BASE,
+      reconcileIntervalMs: 0,
+      hooks: {
+        onReleased: (payment, status) => void released.push({ requestId: payment.requestId, status }),
+      },
+    });
+    await run(pay(buildPayment(requirementOf('GET /paid'))), 503);
+    const outcome = await gate.handle(pay(buildPayment(requirementOf('GET /paid'))));
+    if (outcome.kind === 'proceed') await gate.release(outcome.payment);
+    await run(pay(buildPayment(requirementOf('GET /paid'))), 200);
+    expect(released.map((r) => r.status)).toEqual([503, undefined]);
+    expect(released.every((r) => r.requestId.length > 0)).toBe(true);
+  });
+
   it('replays the stored response byte for byte within the replay window, without settling again', async () => {
     const payment = buildPayment(requirementOf('GET /paid'));
     const first = await run(pay(payment));

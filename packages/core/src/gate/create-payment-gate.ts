@@ -1419,6 +1419,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
         await ledger.release(ctx.entry).catch((error: unknown) => {
           logger?.warn({ err: error, requestId: ctx.requestId }, 'ledger release failed');
         });
+        safeHook(() => hooks.onReleased?.(payment, handler.status));
         return handler;
       }
       const settled = await settleNow(ctx, handler, ['verified']);
@@ -1469,6 +1470,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
       return;
     }
     await releaseQuietly(ctx);
+    safeHook(() => hooks.onReleased?.(payment, undefined));
   }
 
   const isPaid = (method: string, target: string) => {

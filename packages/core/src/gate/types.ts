@@ -128,6 +128,11 @@ export interface GateHooks {
   onSettled?(payment: PaidRequest, receipt: SettleResponse): void | Promise<void>;
   /** A refusal (402 and the like), with its code. */
   onRejected?(requestId: string, code: string, message: string): void;
+  /**
+   * A verified payment's claim was released, nothing charged: its handler answered an error
+   * (`status`, 400 or more) or threw (`status` undefined). The payer may pay again.
+   */
+  onReleased?(payment: PaidRequest, status: number | undefined): void;
   /** Once per transfer, when the ledger records it as settled (metrics: transfers apart from replays). */
   onTransfer?(event: TransferEvent): void;
   /** A settled payment's stored answer was sent again (a retry or a duplicate). */
