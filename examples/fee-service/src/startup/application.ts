@@ -169,6 +169,27 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     freeRoutes: buildFreeOpenApiRoutes(publications, env),
     ...(demo ? { demoUrl: `${options.baseUrl.replace(/\/+$/, '')}${x402Demo.path}` } : {}),
   });
+  const networks = [...new Set(table.routes.flatMap((route) => route.requirements.map((r) => r.network)))];
+  let probe: { at: number; answer: Promise<Readiness['checks'][string]> } | undefined;
+  const facilitatorProbe = () => {
+    if (probe && Date.now() - probe.at < 1_000) return probe.answer;
+    const answer = fetch(`${payments.facilitatorUrl}/supported`, {
+      signal: AbortSignal.timeout(Math.min(config.facilitator.timeoutMs, 5_000)),
+    }).then(
+      async (response) => {
+        await response.arrayBuffer();
+        return response.ok
+          ? { ok: true }
+          : { ok: false, detail: `/supported answered HTTP ${response.status}` };
+      },
+      (error: unknown) => ({
+        ok: false,
+        detail: `/supported: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+    );
+    probe = { at: Date.now(), answer };
+    return answer;
+  };
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness['checks'] = {};
     try {
@@ -177,11 +198,17 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     } catch (error) {
       checks['snapshot'] = { ok: false, detail: error instanceof Error ? error.message : String(error) };
     }
-    try {
-      await payments.facilitator.supported();
-      checks['facilitator'] = { ok: true };
-    } catch (error) {
-      checks['facilitator'] = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    // Asked now, not the client's memoised /supported (kept 10 minutes): a stopped facilitator
+    // makes the service not ready at the next probe. One probe at a time, reused for a second.
+    checks['facilitator'] = await facilitatorProbe();
+    // The chain reader of each network that has one (RPC_URL, or the devnet's own node).
+    for (const network of networks) {
+      const scheme = payments.schemes.find((candidate) => candidate.supportsNetwork(network));
+      if (!scheme?.chainStatus || scheme.hasChainReader?.(network) === false) continue;
+      checks[`chain:${network}`] = await scheme.chainStatus(network).then(
+        (status) => (status.ok ? { ok: true } : { ok: false, detail: status.message }),
+        (error: unknown) => ({ ok: false, detail: error instanceof Error ? error.message : String(error) }),
+      );
     }
     return { ready: Object.values(checks).every((check) => check.ok), checks };
   };
