@@ -83,10 +83,14 @@ export class Processes {
         if (alive(child)) child.kill('SIGKILL');
         reject(new Error(`${name} did not start in ${timeoutMs} ms:\n${out}`));
       }, timeoutMs);
+      let started = false;
       const onData = (chunk: Buffer) => {
         out += chunk.toString('utf8');
+        // Searched only until it is ready (a long run's log is kept, not searched again).
+        if (started) return;
         const match = ready.exec(out);
         if (match) {
+          started = true;
           clearTimeout(timer);
           resolve(match[1]!);
         }
@@ -191,10 +195,11 @@ export function startFeeServiceProcess(
       OBSERVATORY_ENABLED: 'false',
       SIMULATOR_HISTORY_HOURS: '0',
       SHUTDOWN_TIMEOUT_MS: '2000',
-      LOG_LEVEL: 'warn',
+      // info: the `fee service listening` JSON line (the only ready signal off a terminal).
+      LOG_LEVEL: 'info',
       ...options.env,
     },
-    /Fee service listening on (http:\/\/[^\s]+)/,
+    /^(?=.*"msg":"fee service listening").*"url":"(http:\/\/[^"]+)"/m,
   );
 }
 
