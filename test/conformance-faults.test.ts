@@ -38,6 +38,8 @@ interface ServerFlaws {
   supportedPerRequest?: boolean;
   /** Drops PAYMENT-RESPONSE from what it sends. */
   dropsReceipt?: boolean;
+  /** Takes a settle call that failed (no answer it can read) for the facilitator's refusal. */
+  settleFailureIsRefusal?: boolean;
 }
 
 /** A Tollbooth-Express server paid on the kit's chain through the fault proxy, with the given flaws. */
@@ -56,7 +58,15 @@ async function startServer(flaws: ServerFlaws = {}): Promise<Listening> {
       if (!flaws.failsOpen) return http.verify(payload, requirements, options);
       return http.verify(payload, requirements, options).catch(() => ({ isValid: true }));
     },
-    settle: (payload, requirements, options) => http.settle(payload, requirements, options),
+    settle(payload, requirements, options) {
+      if (!flaws.settleFailureIsRefusal) return http.settle(payload, requirements, options);
+      return http.settle(payload, requirements, options).catch(() => ({
+        success: false,
+        errorReason: 'unexpected_settle_error',
+        transaction: '',
+        network: requirements.network,
+      }));
+    },
     supported: (options) => http.supported(options),
   };
   const app = express();
@@ -132,9 +142,15 @@ const BROKEN: Record<string, { what: string; flaws: ServerFlaws }> = {
     flaws: { supportedPerRequest: true },
   },
   'AFLT-08': { what: 'fails open when verify answers garbage', flaws: { failsOpen: true } },
-  'AFLT-09': { what: 'has no chain reader', flaws: { noChainReader: true } },
+  'AFLT-09': {
+    what: 'takes an unreadable settle answer for a refusal',
+    flaws: { settleFailureIsRefusal: true },
+  },
   'AFLT-10': { what: 'fails open when the verify connection resets', flaws: { failsOpen: true } },
-  'AFLT-11': { what: 'has no chain reader', flaws: { noChainReader: true } },
+  'AFLT-11': {
+    what: 'takes a reset settle connection for a refusal',
+    flaws: { settleFailureIsRefusal: true },
+  },
   'AFLT-12': { what: 'has no chain reader', flaws: { noChainReader: true } },
 };
 
