@@ -101,8 +101,11 @@ it('without RPC_URL a lost settle answer is not resolved, though each retry reac
 }, 60_000);
 
 it('refuses to start when RPC_URL serves another chain than NETWORK, and starts in production with the right one', async () => {
+  // The facilitator's /supported is asked first (it settles only the kit's chain), so a NETWORK
+  // the kit's node does not serve is refused there; the node's own chain check is the evm
+  // package's (create-exact-evm-facilitator.test.ts).
   await expect(feeService({ RPC_URL: kit.chain.rpcUrl, NETWORK: 'eip155:84532' })).rejects.toThrow(
-    `RPC_URL: chain reader ${new URL(kit.chain.rpcUrl).origin} serves eip155:${kit.chain.chainId}, not eip155:84532 (NETWORK is eip155:84532)`,
+    /eip155:84532/,
   );
   const production = await feeService({ RPC_URL: kit.chain.rpcUrl, PROFILE: 'production' });
   try {
