@@ -15,16 +15,21 @@ const commands = pkg.tollbooth?.commands ?? [];
 // The two builds below run concurrently, so neither may clean dist/ itself.
 rmSync(join(process.cwd(), 'dist'), { recursive: true, force: true });
 
+const entry = pkg.tollbooth?.entry ?? ['src/index.ts'];
+const entryCount = Array.isArray(entry) ? entry.length : Object.keys(entry).length;
+
 const shared: Options = {
   sourcemap: true,
   target: 'node20',
   platform: 'node',
   // Entry points of one package share their modules through chunks (ESM and CommonJS alike), so
   // `@tollbooth/core/discovery` throws the very `TollboothError` class `@tollbooth/core` exports.
-  splitting: true,
+  // Only where there are several: a split CommonJS build keeps `import.meta` (a syntax error in
+  // CommonJS), which the evm package's `typeof __filename` guard relies on being rewritten.
+  splitting: entryCount > 1,
 };
 
 export default defineConfig([
-  { ...shared, entry: pkg.tollbooth?.entry ?? ['src/index.ts'], format: ['esm', 'cjs'], dts: true },
+  { ...shared, entry, format: ['esm', 'cjs'], dts: true },
   ...(commands.length > 0 ? [{ ...shared, entry: commands, format: ['esm' as const], dts: false }] : []),
 ]);
