@@ -61,7 +61,8 @@ describe('tollbooth-devnet', () => {
       expect(((await response.json()) as { result: string }).result).toBe('0x14a34');
 
       run.child.kill('SIGINT');
-      expect(await run.exited).toBe(0);
+      const code = await run.exited;
+      expect(code, `signal ${run.child.signalCode}; ${JSON.stringify(run.output())}`).toBe(0);
       expect(run.output().stdout).toContain('stopped');
       await expect(fetch(rpcUrl!, { method: 'POST' })).rejects.toThrow();
     } finally {
@@ -85,7 +86,8 @@ describe('tollbooth-devnet', () => {
       const rpcUrl = /RPC URL\s+(\S+)/.exec(run.output().stdout)?.[1];
       expect(rpcUrl, run.output().stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
+      const code = await run.exited;
+      expect(code, `signal ${run.child.signalCode}; ${JSON.stringify(run.output())}`).toBe(0);
       await expect(fetch(rpcUrl!, { method: 'POST' })).rejects.toThrow();
     } finally {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');

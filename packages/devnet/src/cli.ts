@@ -104,8 +104,7 @@ async function main(): Promise<void> {
     '',
     'Press Ctrl-C to stop.',
   ];
-  console.log(lines.join('\n'));
-
+  // Handlers go in before the ready lines are printed: whoever waits for those lines may signal at once.
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -124,6 +123,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  console.log(lines.join('\n'));
+
   // Keep the event loop alive until a signal arrives.
   setInterval(() => {}, 1 << 30);
 }
