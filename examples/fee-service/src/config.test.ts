@@ -171,4 +171,11 @@ describe('loadConfig', () => {
     );
     expect(loadConfig(base).facilitator.auth).toBeUndefined();
   });
+
+  it("reads the analyst's time budget: 5 s by default, AI_ANALYST_BUDGET_MS from 100 ms to 10 min", () => {
+    expect(loadConfig({}).ai.analystBudgetMs).toBe(5_000);
+    expect(loadConfig({ AI_ANALYST_BUDGET_MS: '20000' }).ai.analystBudgetMs).toBe(20_000);
+    expect(() => loadConfig({ AI_ANALYST_BUDGET_MS: '50' })).toThrow(/AI_ANALYST_BUDGET_MS/);
+    expect(() => loadConfig({ AI_ANALYST_BUDGET_MS: 'soon' })).toThrow(/AI_ANALYST_BUDGET_MS/);
+  });
 });

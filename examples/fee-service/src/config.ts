@@ -49,6 +49,7 @@ export const CONFIG_DEFAULTS = {
   AI_RATE_LIMIT_MAX: 30,
   AI_RATE_LIMIT_WINDOW_MS: 60_000,
   AI_MODEL_TIMEOUT_MS: 8_000,
+  AI_ANALYST_BUDGET_MS: 5_000,
 } as const;
 
 const FRAMEWORKS = ['fastify', 'express', 'koa'] as const;
@@ -218,6 +219,7 @@ const EnvSchema = z.object({
   AI_MODEL: optionalString,
   AI_MODEL_API_KEY: optionalString,
   AI_MODEL_TIMEOUT_MS: integer(100, 600_000).optional(),
+  AI_ANALYST_BUDGET_MS: integer(100, 600_000).optional(),
 });
 
 /** The validated configuration of one fee-service process. */
@@ -251,6 +253,8 @@ export interface ServiceConfig {
   ai: {
     rateLimitMax: number;
     rateLimitWindowMs: number;
+    /** Wall-clock budget of one analyst request's steps (`AI_ANALYST_BUDGET_MS`). */
+    analystBudgetMs: number;
     /** Undefined = no model: every AI answer is deterministic. */
     model: { baseUrl: string; name: string; apiKey: string | undefined; timeoutMs: number } | undefined;
   };
@@ -419,6 +423,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ai: {
       rateLimitMax: e.AI_RATE_LIMIT_MAX ?? CONFIG_DEFAULTS.AI_RATE_LIMIT_MAX,
       rateLimitWindowMs: e.AI_RATE_LIMIT_WINDOW_MS ?? CONFIG_DEFAULTS.AI_RATE_LIMIT_WINDOW_MS,
+      analystBudgetMs: e.AI_ANALYST_BUDGET_MS ?? CONFIG_DEFAULTS.AI_ANALYST_BUDGET_MS,
       model:
         e.AI_MODEL_BASE_URL && e.AI_MODEL
           ? {

@@ -34,8 +34,12 @@ let tipHeight: number;
 const simJson = async (path: string) => (await fetch(`${simulator.url}${path}`)).json() as Promise<JsonBody>;
 const simText = async (path: string) => (await fetch(`${simulator.url}${path}`)).text();
 
-/** The rate limits are tested on their own service; here they would count every test's calls. */
-const UNLIMITED = { RATE_LIMIT_MAX: '100000', AI_RATE_LIMIT_MAX: '100000' };
+/**
+ * The rate limits are tested on their own service; here they would count every test's calls. The
+ * analyst's time budget is tested with a clock of its own (analyst.test.ts); here it must not make
+ * a loaded machine's slow step look like an analyst that gave up.
+ */
+const UNLIMITED = { RATE_LIMIT_MAX: '100000', AI_RATE_LIMIT_MAX: '100000', AI_ANALYST_BUDGET_MS: '120000' };
 
 /** The official client paying as devnet payer `n`. */
 function payer(n: number) {

@@ -71,12 +71,13 @@ export const analyst = defineResource({
     const retrieval = knowledgeIndex().retrieve(input.query.q);
     return retrieval.inDomain ? undefined : { code: 'out_of_domain', message: retrieval.reason };
   },
-  async handler({ input, capabilities, requestId, fail }) {
+  async handler({ input, capabilities, env, requestId, fail }) {
     const read = readMarket(capabilities, requestId);
     if ('error' in read) return read.error;
     const { q, steps, max_steps } = input.query;
     const answer = await answerAnalystQuestion({
       question: q,
+      budgetMs: env.config.ai.analystBudgetMs,
       toolbox: analystToolbox(capabilities, read.market),
       ...(capabilities.languageModel ? { model: capabilities.languageModel } : {}),
       ...(steps ? { requested: steps as StepName[] } : {}),
