@@ -164,6 +164,15 @@ describe('SettlementSender when the node refuses every filler', () => {
   });
 });
 
+/** Resolves once every one of `hashes` is in the node's pool (asks it every 20 ms). */
+async function poolHolds(hashes: readonly string[]): Promise<void> {
+  for (;;) {
+    const found = await Promise.all(hashes.map((hash) => rpc('eth_getTransactionByHash', [hash])));
+    if (found.every((tx) => tx !== null)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('SettlementSender after the node lost its pool', () => {
   it('sends every lost transaction again at once, so the next block mines them all, not one per block', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
@@ -180,7 +189,8 @@ describe('SettlementSender after the node lost its pool', () => {
       const waiting = sent.map((tx) => sender.waitForReceipt(tx.hash, 3_000));
       // A restart of the node: its pool is gone.
       await rpc('anvil_dropAllTransactions', []);
-      await new Promise((r) => setTimeout(r, 500));
+      // The sender notices and sends all four again; mine once the pool holds them all.
+      await poolHolds(sent.map((tx) => tx.hash));
       await devnet.mine();
       const receipts = await Promise.all(waiting);
       expect(receipts.map((r) => r?.status)).toEqual(['success', 'success', 'success', 'success']);
