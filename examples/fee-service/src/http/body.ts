@@ -40,7 +40,13 @@ export function readRequestBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_B
       }
       chunks.push(chunk);
     };
-    const onEnd = () => resolve(Buffer.concat(chunks, size));
+    const onEnd = () => {
+      const body = Buffer.concat(chunks, size);
+      // The stream is consumed now: the gate fingerprints a payment identifier's request from
+      // `req.body` (docs/payment-identifier.md#the-request-fingerprint), so the bytes stay there.
+      (req as { body?: unknown }).body = body;
+      resolve(body);
+    };
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', reject);

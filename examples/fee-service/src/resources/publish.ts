@@ -83,7 +83,8 @@ export function patternCovers(pattern: string, path: string): boolean {
  * The gate's routes: every paid resource with its price, discovery metadata, gate options and
  * availability, then the price patterns (active only while a built resource under them is, so
  * nobody is challenged for a path that cannot be served), with the bazaar extension in each
- * challenge.
+ * challenge and the payment-identifier extension on every paid route (a client that retries under
+ * its identifier is answered from its first payment: docs/payment-identifier.md).
  */
 export function buildRoutesConfig(
   publications: readonly Publication[],
@@ -100,6 +101,7 @@ export function buildRoutesConfig(
       mimeType: 'application/json',
       availability,
       retryAfterSeconds: PAUSED_RETRY_AFTER_SECONDS,
+      paymentIdentifier: true,
       ...(resource.gate?.canonical ? { canonical: true } : {}),
       ...(resource.gate?.settle ? { settle: resource.gate.settle } : {}),
       discovery: {
@@ -120,6 +122,7 @@ export function buildRoutesConfig(
       description: pattern.description,
       availability: served ? 'active' : 'paused',
       retryAfterSeconds: PAUSED_RETRY_AFTER_SECONDS,
+      paymentIdentifier: true,
     };
   }
   return addBazaarExtensions(routes);
