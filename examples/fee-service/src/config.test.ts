@@ -178,4 +178,30 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AI_ANALYST_BUDGET_MS: '50' })).toThrow(/AI_ANALYST_BUDGET_MS/);
     expect(() => loadConfig({ AI_ANALYST_BUDGET_MS: 'soon' })).toThrow(/AI_ANALYST_BUDGET_MS/);
   });
+
+  it('reads the CORS origins: * by default, or exact origins, each refused problem listed', () => {
+    expect(loadConfig({}).cors).toEqual({ origins: '*' });
+    expect(loadConfig({ CORS_ORIGINS: ' * ' }).cors).toEqual({ origins: '*' });
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).cors).toEqual({
+      origins: ['https://app.example.com', 'http://localhost:5173'],
+    });
+    let problems: readonly string[] = [];
+    try {
+      loadConfig({
+        CORS_ORIGINS: 'https://app.example.com/,*,app.example.com,https://APP.example.com,ftp://x.example',
+        PORT: 'x',
+      });
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    const refused = problems.filter((problem) => problem.startsWith('CORS_ORIGINS:'));
+    expect(refused.map((problem) => problem.match(/"([^"]*)"/)?.[1])).toEqual([
+      'https://app.example.com/',
+      '*',
+      'app.example.com',
+      'https://APP.example.com',
+      'ftp://x.example',
+    ]);
+    expect(problems).toContainEqual(expect.stringMatching(/^PORT: /));
+  });
 });

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { checkEvmAddress } from '@tollbooth/evm';
 import * as z from 'zod';
 import { historyUrlBesideLedger } from './capabilities/history/urls';
+import type { CorsOrigins } from './http/cors';
 import { SCENARIO_NAMES } from './simulator/scenarios';
 import { cdpSigningKey, type FacilitatorAuth } from './startup/facilitator-auth';
 
@@ -41,6 +42,7 @@ export const CONFIG_DEFAULTS = {
   RATE_LIMIT_WINDOW_MS: 60_000,
   RATE_LIMIT_PREFIX: 'fee-service:rl:',
   TRUST_PROXY: false,
+  CORS_ORIGINS: '*',
   LOG_LEVEL: 'info',
   SHUTDOWN_TIMEOUT_MS: 30_000,
   BROADCAST_MAX_FEE_RATE: 1_000,
@@ -202,6 +204,23 @@ const EnvSchema = z.object({
   RATE_LIMIT_REDIS_URL: url(['redis:', 'rediss:']).optional(),
   RATE_LIMIT_PREFIX: optionalString,
   TRUST_PROXY: boolean.optional(),
+  CORS_ORIGINS: z
+    .string()
+    .trim()
+    .transform((value, ctx): CorsOrigins => {
+      if (value === '*') return '*';
+      const origins = value.split(',').map((origin) => origin.trim());
+      for (const origin of origins) {
+        if (!isOrigin(origin)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${origin}" is not an origin: * or a comma-separated list of scheme://host[:port] with no path (e.g. https://app.example.com)`,
+          });
+        }
+      }
+      return origins;
+    })
+    .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
   SHUTDOWN_TIMEOUT_MS: integer(0).optional(),
   BROADCAST_MAX_FEE_RATE: z
@@ -315,6 +334,11 @@ export interface ServiceConfig {
     prefix: string;
   };
   trustProxy: boolean;
+  /**
+   * Which browser origins may read the answers (`CORS_ORIGINS`): `*` (default; payments travel in
+   * headers, never cookies, so no credentials are allowed) or exact origins.
+   */
+  cors: { origins: CorsOrigins };
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownTimeoutMs: number;
 }
@@ -472,9 +496,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       prefix: e.RATE_LIMIT_PREFIX ?? CONFIG_DEFAULTS.RATE_LIMIT_PREFIX,
     },
     trustProxy: e.TRUST_PROXY ?? CONFIG_DEFAULTS.TRUST_PROXY,
+    cors: { origins: e.CORS_ORIGINS ?? CONFIG_DEFAULTS.CORS_ORIGINS },
     logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? CONFIG_DEFAULTS.SHUTDOWN_TIMEOUT_MS,
   };
+}
+
+/** An origin as a browser sends it: http(s), a host, an optional port, nothing after (`new URL(o).origin === o`). */
+function isOrigin(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
 }
 
 /** `<host name>-<port>`: stable across restarts, distinct for instances side by side; none for port 0. */

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Capabilities, CapabilitySet } from './capabilities';
 import { createLanguageModel } from './capabilities/language-model/model';
 import type { ServiceConfig } from './config';
+import { methodsOfRoutes } from './http/cors';
 import type { Readiness } from './http/routes';
 import type { ServiceRoute } from './http/types';
 import { ledgerKind, openLedger } from './ledger';
@@ -158,6 +159,7 @@ export async function startFeeService(
       metrics: app.metrics,
       isPaid: app.isPaid,
       replayed: app.replayed,
+      methodsOf: methodsOfRoutes(app.routes),
     });
     logger.info(
       {

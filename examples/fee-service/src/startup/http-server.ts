@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { toOriginForm } from '@tollbooth/core/node';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
+import { createCors } from '../http/cors';
 import { errorResult, requestIdOf } from '../http/respond';
 import type { PaidCheck } from '../http/routes';
 import { paymentOutcomeOf, type ServiceMetrics } from '../metrics';
@@ -19,6 +20,8 @@ export interface RequestObservers {
   isPaid: PaidCheck;
   /** Whether the gate answered this request with a settled payment's stored response (a replay). */
   replayed?(req: IncomingMessage): boolean;
+  /** The methods served at a path: a CORS preflight's `Access-Control-Allow-Methods`. */
+  methodsOf?(path: string): readonly string[];
 }
 
 /** The service's own HTTP server: listening before the application exists, drained on shutdown. */
@@ -57,7 +60,7 @@ function hostForUrl(host: string): string {
  * framework, since each mount only hands over its request listener.
  */
 export async function startHttpServer(
-  config: Pick<ServiceConfig, 'port' | 'host' | 'publicBaseUrl'>,
+  config: Pick<ServiceConfig, 'port' | 'host' | 'publicBaseUrl' | 'cors'>,
   cleanups: CleanupStack,
   logger: Logger,
 ): Promise<ServiceHttpServer> {
@@ -65,6 +68,7 @@ export async function startHttpServer(
   let observers: RequestObservers | undefined;
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  const cors = createCors(config.cors);
 
   function finished(this: Timed) {
     inFlight -= 1;
@@ -94,13 +98,17 @@ export async function startHttpServer(
     (res as Timed)[STARTED] = performance.now();
     inFlight += 1;
     res.on('close', finished);
+    // An absolute-form target is origin-form before anything reads it (rate limit, edge, gate,
+    // discovery), on every framework: the adapters would rewrite it only once the gate runs.
+    toOriginForm(req);
+    // Every answer a browser may read carries CORS, the 400s and 503s below included; a preflight
+    // never reaches the frameworks (no rate limit, no challenge, no 404 or 405).
+    cors.decorate(req, res);
+    if (observers && cors.preflight(req, res, observers.methodsOf ?? (() => []))) return;
     if (!dispatch) {
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"starting"}');
       return;
     }
-    // An absolute-form target is origin-form before anything reads it (rate limit, edge, gate,
-    // discovery), on every framework: the adapters would rewrite it only once the gate runs.
-    toOriginForm(req);
     // A Host that is no authority (`h:99999`, `a b`) would make every URL built from it throw:
     // refused here, 400 as RFC 9112 section 3.2 asks, the same on every mount.
     const host = req.headers.host;
