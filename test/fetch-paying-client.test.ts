@@ -1,9 +1,12 @@
 // @tollbooth/fetch's paying client against Tollbooth servers on the devnet: spend limits,
 // requirement selection, allowed assets, v1 challenges, and the 409 payment_in_progress retry with
-// the same payload across two instances sharing one ledger. Every test checks the balances.
+// the same payload across two instances sharing one ledger, and the payment-identifier extension
+// (one identifier per call, the same on the client's own retries and on a call the caller repeats
+// with a new signature; read by the official extension's own helpers). Every test checks the balances.
 import {
   createMemoryLedgerStore,
   decodeHeaderJson,
+  encodeHeader,
   type PaymentOption,
   type PaymentPayload,
 } from '@tollbooth/core';
@@ -11,11 +14,13 @@ import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import {
   createEvmPaymentSigner,
   createPayingClient,
+  generatePaymentIdentifier,
   PaymentClientError,
   type PaymentSigner,
   readChallenge,
   readReceipt,
 } from '@tollbooth/fetch';
+import { extractPaymentIdentifier, validatePaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -49,7 +54,7 @@ function option(amount: bigint, asset?: string): PaymentOption {
 }
 
 beforeAll(async () => {
-  devnet = await startDevnet({ chainId: 8453, payers: 4 });
+  devnet = await startDevnet({ chainId: 8453, payers: 7 });
   facilitator = observed(devnetFacilitator(devnet));
   app = await startTollboothApp(devnet, {
     routes: {
@@ -60,6 +65,10 @@ beforeAll(async () => {
       'GET /wrong-name': paidRoute(devnet, { name: 'USDC' }),
       'GET /choice': { accepts: [option(3n * PRICE), option(PRICE), option(2n * PRICE)] },
       'GET /cheap-elsewhere': { accepts: [option(PRICE / 2n, OTHER_ASSET), option(PRICE)] },
+      'GET /named': { ...paidRoute(devnet), paymentIdentifier: true },
+      'GET /named-lost': { ...paidRoute(devnet), paymentIdentifier: true },
+      'GET /named-again': { ...paidRoute(devnet), paymentIdentifier: true },
+      'GET /named-off': { ...paidRoute(devnet), paymentIdentifier: true },
     },
     facilitator,
   });
@@ -301,5 +310,136 @@ describe('a payment in progress on another instance', () => {
     expect(second.runs.get('/slow')).toBeUndefined();
     expect(client.spent).toBe(PRICE);
     expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+});
+
+/** The payment-identifier extension's object in a payload, decoded from its header. */
+function identifierIn(header: string): { info: { required: boolean; id?: string } } | undefined {
+  const payload = decodeHeaderJson(header) as PaymentPayload;
+  return payload.extensions?.['payment-identifier'] as { info: { required: boolean; id?: string } };
+}
+
+/** A fetch that sends every request on, and loses the answers to the first `lose` paid ones. */
+function losingFetch(lose: number) {
+  const sent: string[] = [];
+  const answered: number[] = [];
+  const wrapped: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const payment = request.headers.get('payment-signature');
+    const response = await fetch(request);
+    if (!payment) return response;
+    sent.push(payment);
+    answered.push(response.status);
+    // The server has answered (and settled); the client never sees it.
+    if (sent.length <= lose) throw new TypeError('fetch failed: the connection was reset');
+    return response;
+  };
+  return { fetch: wrapped, sent, answered };
+}
+
+describe('payment identifiers', () => {
+  it('names the payment when the challenge advertises the extension, as the official helpers read it', async () => {
+    const { account, client } = clientFor(4);
+    const before = await balances(devnet, account.address);
+    const { response, payload, paymentIdentifier } = await client.pay(`${app.url}/named`);
+    expect(response.status).toBe(200);
+    expect(paymentIdentifier).toMatch(/^pay_[0-9a-f]{32}$/);
+    const sent = payload as PaymentPayload;
+    // The challenge's declaration echoed with the id added, as @x402/extensions' clients send it.
+    expect(sent.extensions?.['payment-identifier']).toMatchObject({
+      info: { required: false, id: paymentIdentifier },
+      schema: { required: ['required'] },
+    });
+    expect(validatePaymentIdentifier(sent.extensions?.['payment-identifier'])).toEqual({ valid: true });
+    expect(extractPaymentIdentifier(sent as Parameters<typeof extractPaymentIdentifier>[0])).toBe(
+      paymentIdentifier,
+    );
+    // A route that does not advertise it gets no identifier.
+    const plain = await client.pay(`${app.url}/paid`);
+    expect(plain.response.status).toBe(200);
+    expect(plain.paymentIdentifier).toBeUndefined();
+    expect((plain.payload as PaymentPayload).extensions?.['payment-identifier']).toBeUndefined();
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: 2n * PRICE, received: 2n * PRICE });
+  });
+
+  it('keeps the identifier on its own retries: a lost answer and the retry are charged once', async () => {
+    const account = payerAccount(devnet, 5);
+    const losing = losingFetch(2);
+    const client = createPayingClient({
+      signer: createEvmPaymentSigner({ account }),
+      maxAmountPerPayment: PRICE,
+      fetch: losing.fetch,
+      retryDelayMs: 10,
+    });
+    const before = await balances(devnet, account.address);
+    const { response, paymentIdentifier, attempts } = await client.pay(`${app.url}/named-lost`);
+    expect(response.status).toBe(200);
+    expect(attempts).toBe(3);
+    expect(losing.answered).toEqual([200, 200, 200]);
+    expect(losing.sent.map((header) => identifierIn(header)?.info.id)).toEqual([
+      paymentIdentifier,
+      paymentIdentifier,
+      paymentIdentifier,
+    ]);
+    expect(await response.json()).toMatchObject({ path: '/named-lost', run: 1 });
+    expect(app.runs.get('/named-lost')).toBe(1);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+
+  it('answers a call the caller repeats under its identifier from the first payment, with a new signature', async () => {
+    const account = payerAccount(devnet, 6);
+    // Every answer to the first call is lost, and the client gives up after one retry.
+    const losing = losingFetch(2);
+    const client = createPayingClient({
+      signer: createEvmPaymentSigner({ account }),
+      maxAmountPerPayment: PRICE,
+      fetch: losing.fetch,
+      maxRetries: 1,
+      retryDelayMs: 10,
+    });
+    const before = await balances(devnet, account.address);
+    const id = generatePaymentIdentifier('order_');
+    const url = `${app.url}/named-again`;
+    await expect(client.pay(url, undefined, { paymentIdentifier: id })).rejects.toThrow(
+      /connection was reset/,
+    );
+    expect(losing.answered).toEqual([200, 200]);
+
+    const again = await client.pay(url, undefined, { paymentIdentifier: id });
+    expect(again.response.status).toBe(200);
+    expect(again.paymentIdentifier).toBe(id);
+    expect(await again.response.json()).toMatchObject({ path: '/named-again', run: 1 });
+    // A new authorization (the first one's nonce is spent), the same identifier.
+    expect(new Set(losing.sent).size).toBe(2);
+    expect(losing.sent.map((header) => identifierIn(header)?.info.id)).toEqual([id, id, id]);
+    expect(app.runs.get('/named-again')).toBe(1);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: PRICE, received: PRICE });
+  });
+
+  it('sends no identifier when the client or the call turns it off, and refuses a malformed one before any request', async () => {
+    const { account, client } = clientFor(4, { paymentIdentifier: false });
+    const before = await balances(devnet, account.address);
+    const off = await client.pay(`${app.url}/named-off`);
+    expect(off.response.status).toBe(200);
+    expect(off.paymentIdentifier).toBeUndefined();
+    expect(identifierIn(encodeHeader(off.payload!))?.info.id).toBeUndefined();
+    // The call's own identifier is sent even so.
+    const named = await client.pay(`${app.url}/named-off`, undefined, {
+      paymentIdentifier: 'pay_0123456789abcdef',
+    });
+    expect(named.paymentIdentifier).toBe('pay_0123456789abcdef');
+    const { client: on } = clientFor(4);
+    const callOff = await on.pay(`${app.url}/named-off`, undefined, { paymentIdentifier: false });
+    expect(callOff.paymentIdentifier).toBeUndefined();
+    expect(app.runs.get('/named-off')).toBe(3);
+
+    await expect(on.pay(`${app.url}/named-off`, undefined, { paymentIdentifier: 'short' })).rejects.toSatisfy(
+      clientError('invalid_payment_identifier'),
+    );
+    await expect(
+      on.pay(`${app.url}/named-off`, undefined, { paymentIdentifier: 'pay_0123456789abcdef!' }),
+    ).rejects.toSatisfy(clientError('invalid_payment_identifier'));
+    expect(app.runs.get('/named-off')).toBe(3);
+    expect(await deltas(devnet, account.address, before)).toEqual({ paid: 3n * PRICE, received: 3n * PRICE });
   });
 });

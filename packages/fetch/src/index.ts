@@ -4,6 +4,7 @@ export {
   createPayingClient,
   DEFAULTS,
   type PaidResponse,
+  type PayCallOptions,
   type PayingClient,
   type PayingClientOptions,
   PaymentClientError,
@@ -11,4 +12,5 @@ export {
   readChallenge,
   readReceipt,
 } from './paying-fetch';
+export { generatePaymentIdentifier, isPaymentIdentifier } from './payment-identifier';
 export { SpendLedger, type SpendLimits } from './spend-limits';

@@ -10,6 +10,12 @@ import {
   SettleResponse,
   V1_NETWORKS,
 } from '@tollbooth/core';
+import {
+  advertisedPaymentIdentifier,
+  attachPaymentIdentifier,
+  generatePaymentIdentifier,
+  isPaymentIdentifier,
+} from './payment-identifier';
 import { SpendLedger } from './spend-limits';
 
 /** Signs payments for the requirements it supports. `@tollbooth/evm` provides one per account. */
@@ -40,6 +46,13 @@ export interface PayingClientOptions {
   retryDelayMs?: number;
   /** Default 5000. */
   maxRetryDelayMs?: number;
+  /**
+   * The `payment-identifier` extension: when a challenge advertises it, name each call's payment
+   * with an identifier (a new one per call unless the call supplies its own), so a server that
+   * speaks it answers a repeated call from the first payment instead of charging again. `false`:
+   * never send one. Default true.
+   */
+  paymentIdentifier?: boolean;
   /** Picks among the payable requirements. Default: the cheapest. */
   select?: (
     candidates: Array<PaymentRequirements | PaymentRequirementsV1>,
@@ -52,6 +65,18 @@ export const DEFAULTS = {
   maxRetryDelayMs: 5000,
 } as const;
 
+/** Options of one call to `pay`. */
+export interface PayCallOptions {
+  /**
+   * This call's payment identifier (16–128 of A–Z, a–z, 0–9, `-`, `_`; see
+   * `generatePaymentIdentifier`): pass the same one again when you repeat the call yourself — after
+   * a thrown network error, a restart — and a server that speaks the extension answers it from the
+   * first payment, whatever the new signature. `false`: none on this call. Default: a new one when
+   * the client's `paymentIdentifier` option is on.
+   */
+  paymentIdentifier?: string | false;
+}
+
 /** What one paid call did. */
 export interface PaidResponse {
   response: Response;
@@ -63,6 +88,8 @@ export interface PaidResponse {
   receipt?: SettleResponse;
   /** Requests sent with the payment: 1, plus one per retry of the same payload. */
   attempts: number;
+  /** The identifier the payment carried (the challenge advertised the extension), else undefined. */
+  paymentIdentifier?: string;
 }
 
 /** Why a paying client refused to pay. */
@@ -73,7 +100,8 @@ export class PaymentClientError extends Error {
       | 'invalid_challenge'
       | 'no_payable_requirement'
       | 'spend_limit_exceeded'
-      | 'payment_already_attempted',
+      | 'payment_already_attempted'
+      | 'invalid_payment_identifier',
     message: string,
   ) {
     super(message);
@@ -83,8 +111,8 @@ export class PaymentClientError extends Error {
 export interface PayingClient {
   /** Like `fetch`; pays a 402 within the limits and returns the final response. */
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
-  /** Like `fetch`, with the challenge, payload and decoded receipt. */
-  pay(input: string | URL | Request, init?: RequestInit): Promise<PaidResponse>;
+  /** Like `fetch`, with the challenge, payload and decoded receipt; `call` names the payment. */
+  pay(input: string | URL | Request, init?: RequestInit, call?: PayCallOptions): Promise<PaidResponse>;
   /** Atomic units committed so far (payments refused with 402 are not counted). */
   readonly spent: bigint;
 }
@@ -96,7 +124,9 @@ const RETRY_INSTRUCTION = 'retry_exact_payment_payload';
  * `PAYMENT-REQUIRED` header, or a v1 body), picks a requirement within its spend limits, signs
  * it, and sends the same request once more with the payment. On a 502 carrying
  * `retry_exact_payment_payload` (or a 409 `payment_in_progress`) it resends the **exact same**
- * payload with backoff; it never signs a second payment on its own.
+ * payload with backoff; it never signs a second payment on its own. When the challenge advertises
+ * the `payment-identifier` extension the payment carries an identifier, the same on every retry
+ * (docs/payment-identifier.md).
  *
  * @example
  * const client = createPayingClient({ signer: createEvmPaymentSigner({ account }), maxAmountPerPayment: 10_000n });
@@ -116,7 +146,18 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
     options.select ??
     ((candidates) => candidates.reduce((best, c) => (amountOf(c) < amountOf(best) ? c : best)));
 
-  async function pay(input: string | URL | Request, init?: RequestInit): Promise<PaidResponse> {
+  async function pay(
+    input: string | URL | Request,
+    init?: RequestInit,
+    call: PayCallOptions = {},
+  ): Promise<PaidResponse> {
+    const chosenId = call.paymentIdentifier;
+    if (chosenId !== undefined && chosenId !== false && !isPaymentIdentifier(chosenId)) {
+      throw new PaymentClientError(
+        'invalid_payment_identifier',
+        'a payment identifier is 16 to 128 characters of A-Z, a-z, 0-9, "-" and "_"',
+      );
+    }
     const template = new Request(input, init);
     if (template.headers.has('payment-signature') || template.headers.has('x-payment')) {
       throw new PaymentClientError(
@@ -162,6 +203,14 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
       limits.refund(amount);
       throw error;
     }
+    // Named once, before the first send: every retry below resends this very payload, identifier included.
+    let paymentIdentifier: string | undefined;
+    const declared =
+      paymentRequired.x402Version === 2 ? advertisedPaymentIdentifier(paymentRequired) : undefined;
+    if (declared && chosenId !== false && (chosenId !== undefined || options.paymentIdentifier !== false)) {
+      paymentIdentifier = chosenId ?? generatePaymentIdentifier();
+      payload = attachPaymentIdentifier(payload as PaymentPayload, declared, paymentIdentifier);
+    }
     const headerName = paymentRequired.x402Version === 2 ? 'PAYMENT-SIGNATURE' : 'X-PAYMENT';
     const headerValue = encodeHeader(payload);
 
@@ -188,7 +237,14 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
       break;
     }
     if (response.status === 402) limits.refund(amount);
-    return { response, paymentRequired, payload, receipt: readReceipt(response), attempts };
+    return {
+      response,
+      paymentRequired,
+      payload,
+      receipt: readReceipt(response),
+      attempts,
+      ...(paymentIdentifier === undefined ? {} : { paymentIdentifier }),
+    };
 
     async function signV1(
       challenge: PaymentRequiredV1,
