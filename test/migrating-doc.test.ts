@@ -1,7 +1,8 @@
 // docs/migrating-from-x402.md shows one paywall written for the official middleware and for
-// Tollbooth. Both blocks run here as written (only the payTo address and the facilitator URL
-// replaced), each in its own process on the devnet, and the official client pays each: same
-// challenge, same answer, same charge.
+// Tollbooth, on Base Sepolia with the public test facilitator. Both blocks run here as written
+// (only the placeholder payTo address and the facilitator URL replaced), each in its own process
+// on a devnet of chain 84532, and the official client pays each: same challenge, same answer,
+// same charge.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import {
   devnetFacilitator,
   PRICE,
   payerAccount,
+  SNIPPET_PLACEHOLDERS,
 } from './support/interop-harness';
 import { ROOT } from './support/packed-packages';
 
@@ -39,14 +41,14 @@ function paywallBlocks(): [string, string] {
 
 /** Runs a block (TypeScript, from the workspace sources) and resolves with the URL it listens on. */
 function runBlock(name: string, source: string): Promise<string> {
-  for (const placeholder of ["'0xYourAddress'", "'https://x402.org/facilitator'"])
+  for (const placeholder of Object.values(SNIPPET_PLACEHOLDERS))
     expect(source, `${name} block names ${placeholder}`).toContain(placeholder);
   const file = join(scratch, `${name}.ts`);
   writeFileSync(
     file,
     source
-      .replaceAll("'0xYourAddress'", `'${devnet.accounts.payTo.address}'`)
-      .replaceAll("'https://x402.org/facilitator'", `'${facilitator.url}'`),
+      .replaceAll(SNIPPET_PLACEHOLDERS.payTo, `'${devnet.accounts.payTo.address}'`)
+      .replaceAll(SNIPPET_PLACEHOLDERS.facilitatorUrl, `'${facilitator.url}'`),
   );
   const preload = join(ROOT, 'test', 'support', 'report-listen-port.mjs');
   const child = spawn(
@@ -69,7 +71,7 @@ function runBlock(name: string, source: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  devnet = await startDevnet({ chainId: 8453, payers: 2 });
+  devnet = await startDevnet({ chainId: 84532, payers: 2 });
   // The official middleware asks the facilitator's /supported when it starts: it runs first.
   facilitator = await startFacilitatorServer({ facilitator: devnetFacilitator(devnet) });
   // Inside the repository, so that the blocks resolve the workspace's packages.
@@ -102,7 +104,7 @@ describe('docs/migrating-from-x402.md', () => {
     expect([official.accepts[0]!.maxTimeoutSeconds, ours.accepts[0]!.maxTimeoutSeconds]).toEqual([300, 60]);
     expect(ours.accepts[0]).toMatchObject({
       scheme: 'exact',
-      network: 'eip155:8453',
+      network: 'eip155:84532',
       amount: PRICE.toString(),
       asset: devnet.token.address,
       payTo: devnet.accounts.payTo.address,
@@ -120,7 +122,7 @@ describe('docs/migrating-from-x402.md', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ forecast: 'sunny' });
     const receipt = decodePaymentResponseHeader(response.headers.get('payment-response')!);
-    expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: payer.address });
+    expect(receipt).toMatchObject({ success: true, network: 'eip155:84532', payer: payer.address });
     expect(await deltas(devnet, payer.address, before)).toEqual({ paid: PRICE, received: PRICE });
   });
 });

@@ -51,7 +51,7 @@ let devnet: Devnet;
 let options: Options;
 
 beforeAll(async () => {
-  devnet = await startDevnet({ chainId: 8453, payers: 3 });
+  devnet = await startDevnet({ chainId: 84532, payers: 3 });
   const facilitator = createExactEvmFacilitator({
     account: devnet.accounts.facilitator.privateKey,
     chain: devnet.chain,
@@ -83,7 +83,7 @@ describe.each(EXAMPLES)('examples/$name', ({ payer, start }) => {
       expect(paid.status).toBe(200);
       expect(await paid.json()).toMatchObject({ paidBy: account.address });
       const receipt = decodeHeaderJson(paid.headers.get('payment-response')!) as Record<string, unknown>;
-      expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: account.address });
+      expect(receipt).toMatchObject({ success: true, network: 'eip155:84532', payer: account.address });
       expect(receipt['transaction']).toMatch(/^0x[0-9a-f]{64}$/);
       expect(before[0]! - (await devnet.balanceOf(account.address))).toBe(1000n);
       expect((await devnet.balanceOf(options.payTo as `0x${string}`)) - before[1]!).toBe(1000n);

@@ -1,9 +1,10 @@
 // The packages as a user gets them: packed with `npm pack` (prepack builds), installed from the
 // tarballs into a scratch app outside the workspace, then each adapter README's smallest paywall
-// runs unchanged but for its placeholders on the devnet, paid by the official x402 client and
-// settled by the packed `tollbooth-facilitator` command; a TypeScript consumer type-checks
-// against the packed declarations; every entry point loads through require() and import; and
-// publint and arethetypeswrong judge every tarball. The packing is done once for all cases.
+// (Base Sepolia, the public test facilitator) runs unchanged but for its placeholders on a devnet
+// of chain 84532, paid by the official x402 client and settled by the packed
+// `tollbooth-facilitator` command; a TypeScript consumer type-checks against the packed
+// declarations; every entry point loads through require() and import; and publint and
+// arethetypeswrong judge every tarball. The packing is done once for all cases.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balances, deltas, payerAccount } from './support/interop-harness';
+import { balances, deltas, payerAccount, SNIPPET_PLACEHOLDERS } from './support/interop-harness';
 import {
   installScratchApp,
   type PackedPackage,
@@ -41,7 +42,7 @@ const started: ChildProcess[] = [];
 beforeAll(async () => {
   scratch = scratchDir('tollbooth-tarball-');
   // The devnet starts while the packages build.
-  [packed, devnet] = await Promise.all([packPackages(scratch), startDevnet({ chainId: 8453, payers: 3 })]);
+  [packed, devnet] = await Promise.all([packPackages(scratch), startDevnet({ chainId: 84532, payers: 3 })]);
   const versions = [
     'express',
     'fastify',
@@ -110,11 +111,11 @@ function readmeExample(dir: string): string {
 /** The example with its placeholders filled in for the devnet and the packed facilitator. */
 function runnableExample(framework: Framework): string {
   const source = readmeExample(framework);
-  for (const placeholder of ["'0xYourAddress'", "'https://x402.org/facilitator'"])
+  for (const placeholder of Object.values(SNIPPET_PLACEHOLDERS))
     expect(source, `the ${framework} README example names ${placeholder}`).toContain(placeholder);
   const filled = source
-    .replaceAll("'0xYourAddress'", `'${devnet.accounts.payTo.address}'`)
-    .replaceAll("'https://x402.org/facilitator'", `'${facilitator.url}'`);
+    .replaceAll(SNIPPET_PLACEHOLDERS.payTo, `'${devnet.accounts.payTo.address}'`)
+    .replaceAll(SNIPPET_PLACEHOLDERS.facilitatorUrl, `'${facilitator.url}'`);
   return ts.transpileModule(filled, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   }).outputText;
@@ -295,7 +296,7 @@ export const pay = typeof createPayingClient === 'function' && typeof createEvmP
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ paidBy: payer.address });
       const receipt = decodePaymentResponseHeader(response.headers.get('payment-response')!);
-      expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: payer.address });
+      expect(receipt).toMatchObject({ success: true, network: 'eip155:84532', payer: payer.address });
       expect(await deltas(devnet, payer.address, before)).toEqual({ paid: PRICE, received: PRICE });
       server.child.kill('SIGTERM');
     },

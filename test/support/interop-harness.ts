@@ -42,6 +42,16 @@ import { NEWEST, type OfficialRelease } from './official-releases';
 /** The price every interop route charges, in atomic units (0.001 USDC). */
 export const PRICE = 1000n;
 
+/**
+ * The snippets of the READMEs and docs, run by the tests on a Base Sepolia devnet: the placeholder
+ * `payTo` they write (a valid address, with a comment telling the reader to put theirs) and the
+ * public test facilitator they name, each replaced before the snippet runs.
+ */
+export const SNIPPET_PLACEHOLDERS = {
+  payTo: "'0x209693Bc6afc0C5328bA36FaF03C514EF312287C'",
+  facilitatorUrl: "'https://x402.org/facilitator'",
+} as const;
+
 export interface Listening {
   url: string;
   server: Server;

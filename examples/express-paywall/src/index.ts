@@ -1,4 +1,4 @@
-// The smallest Express paywall: one route at $0.001 in USDC on Base, settled by a facilitator.
+// The smallest Express paywall: one route at $0.001 in USDC on Base Sepolia, settled by a facilitator.
 import type { AddressInfo } from 'node:net';
 import { createHttpFacilitatorClient, type FacilitatorClient } from '@tollbooth/core';
 import { startDevnet } from '@tollbooth/devnet';
@@ -8,7 +8,7 @@ import express from 'express';
 
 export function createApp({ payTo, facilitator }: { payTo: string; facilitator: FacilitatorClient }) {
   const app = express();
-  const accepts = { network: 'eip155:8453', payTo, price: '$0.001' };
+  const accepts = { network: 'eip155:84532', payTo, price: '$0.001' };
   app.use(
     tollbooth({ routes: { 'GET /joke': { accepts } }, schemes: [createExactEvmScheme()], facilitator }),
   );
@@ -24,7 +24,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const port = Number(process.env['PORT'] ?? 4021);
   const devnet = url
     ? undefined
-    : await startDevnet().catch((error: Error) => {
+    : await startDevnet({ chainId: 84532 }).catch((error: Error) => {
         console.error(error.message);
         return process.exit(1);
       });

@@ -1,4 +1,4 @@
-// The smallest Fastify paywall: one route at $0.001 in USDC on Base, settled by a facilitator.
+// The smallest Fastify paywall: one route at $0.001 in USDC on Base Sepolia, settled by a facilitator.
 import { createHttpFacilitatorClient, type FacilitatorClient } from '@tollbooth/core';
 import { startDevnet } from '@tollbooth/devnet';
 import { createExactEvmFacilitator, createExactEvmScheme } from '@tollbooth/evm';
@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 export async function createApp({ payTo, facilitator }: { payTo: string; facilitator: FacilitatorClient }) {
   const app = Fastify();
   await app.register(tollbooth, { schemes: [createExactEvmScheme()], facilitator });
-  const payment = { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } };
+  const payment = { accepts: { network: 'eip155:84532', payTo, price: '$0.001' } };
   app.get('/joke', { config: { payment } }, async (request) => ({
     joke: 'There are 10 kinds of people.',
     paidBy: request.payment?.payer,
@@ -22,7 +22,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const port = Number(process.env['PORT'] ?? 4021);
   const devnet = url
     ? undefined
-    : await startDevnet().catch((error: Error) => {
+    : await startDevnet({ chainId: 84532 }).catch((error: Error) => {
         console.error(error.message);
         return process.exit(1);
       });

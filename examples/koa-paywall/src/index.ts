@@ -1,4 +1,4 @@
-// The smallest Koa paywall: one route at $0.001 in USDC on Base, settled by a facilitator.
+// The smallest Koa paywall: one route at $0.001 in USDC on Base Sepolia, settled by a facilitator.
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import { createHttpFacilitatorClient, type FacilitatorClient } from '@tollbooth/core';
@@ -12,7 +12,7 @@ export function createApp({ payTo, facilitator }: { payTo: string; facilitator: 
   const router = new Router().get('/joke', (ctx) => {
     ctx.body = { joke: 'There are 10 kinds of people.', paidBy: ctx.state.payment?.payer };
   });
-  const accepts = { network: 'eip155:8453', payTo, price: '$0.001' };
+  const accepts = { network: 'eip155:84532', payTo, price: '$0.001' };
   app.use(
     tollbooth({ routes: { 'GET /joke': { accepts } }, schemes: [createExactEvmScheme()], facilitator }),
   );
@@ -25,7 +25,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const port = Number(process.env['PORT'] ?? 4021);
   const devnet = url
     ? undefined
-    : await startDevnet().catch((error: Error) => {
+    : await startDevnet({ chainId: 84532 }).catch((error: Error) => {
         console.error(error.message);
         return process.exit(1);
       });
