@@ -107,7 +107,11 @@ it('refuses to start when RPC_URL serves another chain than NETWORK, and starts 
   await expect(feeService({ RPC_URL: kit.chain.rpcUrl, NETWORK: 'eip155:84532' })).rejects.toThrow(
     /eip155:84532/,
   );
-  const production = await feeService({ RPC_URL: kit.chain.rpcUrl, PROFILE: 'production' });
+  const production = await feeService({
+    RPC_URL: kit.chain.rpcUrl,
+    PROFILE: 'production',
+    METRICS_TOKEN: 'metrics-0123456789abcdef',
+  });
   try {
     expect(await production.gate.readiness()).toMatchObject({
       ready: true,

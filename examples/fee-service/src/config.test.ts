@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX: '5',
       RATE_LIMIT_REDIS_URL: 'redis://127.0.0.1:6379',
       TRUST_PROXY: 'true',
+      METRICS_PORT: '9464',
       LOG_LEVEL: 'debug',
       MEMPOOL_URL: '',
     });
@@ -58,6 +59,7 @@ describe('loadConfig', () => {
       payment: { payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' },
       ledgerUrl: 'postgres://postgres@127.0.0.1/test',
       rateLimit: { max: 5, redisUrl: 'redis://127.0.0.1:6379' },
+      metrics: { port: 9464, token: undefined },
       trustProxy: true,
       logLevel: 'debug',
     });
@@ -94,6 +96,7 @@ describe('loadConfig', () => {
     const external = {
       FACILITATOR_URL: 'https://x402.org/facilitator',
       PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+      METRICS_PORT: '9464',
     };
     expect(() => loadConfig({ ...external, PROFILE: 'production' })).toThrow(
       /RPC_URL: required in the production profile with FACILITATOR_URL — a JSON-RPC URL of eip155:8453/,
@@ -203,5 +206,34 @@ describe('loadConfig', () => {
       'ftp://x.example',
     ]);
     expect(problems).toContainEqual(expect.stringMatching(/^PORT: /));
+  });
+
+  it('serves /metrics on the main port by default, and needs METRICS_PORT or METRICS_TOKEN in production with FACILITATOR_URL', () => {
+    expect(loadConfig({}).metrics).toEqual({ port: undefined, token: undefined });
+    const production = {
+      PROFILE: 'production',
+      FACILITATOR_URL: 'https://x402.org/facilitator',
+      PAY_TO: PAYEE,
+      RPC_URL: 'https://mainnet.base.org',
+    };
+    expect(() => loadConfig(production)).toThrow(
+      /METRICS_PORT or METRICS_TOKEN: one is required in the production profile with FACILITATOR_URL/,
+    );
+    // The devnet rehearsal (no FACILITATOR_URL) and the local profile keep /metrics open.
+    expect(loadConfig({ PROFILE: 'production' }).metrics.port).toBeUndefined();
+    expect(loadConfig({ ...production, PROFILE: 'local' }).metrics.token).toBeUndefined();
+    expect(loadConfig({ ...production, METRICS_PORT: '9464' }).metrics).toEqual({
+      port: 9464,
+      token: undefined,
+    });
+    const token = 'a'.repeat(32);
+    expect(loadConfig({ ...production, METRICS_TOKEN: token }).metrics).toEqual({ port: undefined, token });
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'has a space in it, long' })).toThrow(/METRICS_TOKEN/);
+    expect(() => loadConfig({ PORT: '8080', METRICS_PORT: '8080' })).toThrow(
+      /METRICS_PORT: must differ from PORT/,
+    );
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(/METRICS_PORT: must differ from PORT/);
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics.port).toBe(0);
   });
 });

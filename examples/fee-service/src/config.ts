@@ -204,6 +204,15 @@ const EnvSchema = z.object({
   RATE_LIMIT_REDIS_URL: url(['redis:', 'rediss:']).optional(),
   RATE_LIMIT_PREFIX: optionalString,
   TRUST_PROXY: boolean.optional(),
+  METRICS_PORT: integer(0, 65_535).optional(),
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .regex(
+      /^[\x21-\x7e]{16,}$/,
+      'must be at least 16 printable characters without spaces (e.g. openssl rand -hex 32)',
+    )
+    .optional(),
   CORS_ORIGINS: z
     .string()
     .trim()
@@ -339,6 +348,13 @@ export interface ServiceConfig {
    * headers, never cookies, so no credentials are allowed) or exact origins.
    */
   cors: { origins: CorsOrigins };
+  /**
+   * Where `/metrics` is served. `port` (`METRICS_PORT`): a listener of its own on `host`, and the
+   * main port answers 404 there; `token` (`METRICS_TOKEN`): a bearer token every scrape must send.
+   * Neither: open on the main port, refused in the production profile with `FACILITATOR_URL` (as
+   * `RPC_URL` is: wherever real money flows).
+   */
+  metrics: { port: number | undefined; token: string | undefined };
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownTimeoutMs: number;
 }
@@ -426,6 +442,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `RPC_URL: required in the production profile with FACILITATOR_URL — a JSON-RPC URL of ${networkSet}, the chain reader that settles what a lost or failed facilitator answer leaves uncertain (without it a payer can be charged and never served)`,
     );
   }
+  if (
+    has('FACILITATOR_URL') &&
+    !has('METRICS_PORT') &&
+    !has('METRICS_TOKEN') &&
+    (input['PROFILE']?.trim() ?? CONFIG_DEFAULTS.PROFILE) === 'production'
+  ) {
+    problems.push(
+      'METRICS_PORT or METRICS_TOKEN: one is required in the production profile with FACILITATOR_URL — /metrics on a port of its own (kept off the public proxy) or behind a bearer token, never open beside the paid API',
+    );
+  }
+  if (
+    has('METRICS_PORT') &&
+    input['METRICS_PORT']?.trim() !== '0' &&
+    input['METRICS_PORT']?.trim() === (input['PORT']?.trim() ?? String(CONFIG_DEFAULTS.PORT))
+  ) {
+    problems.push('METRICS_PORT: must differ from PORT (it is a listener of its own)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const kind = e.UPSTREAM ?? (CONFIG_DEFAULTS.UPSTREAM as UpstreamKind);
@@ -497,6 +530,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     trustProxy: e.TRUST_PROXY ?? CONFIG_DEFAULTS.TRUST_PROXY,
     cors: { origins: e.CORS_ORIGINS ?? CONFIG_DEFAULTS.CORS_ORIGINS },
+    metrics: { port: e.METRICS_PORT, token: e.METRICS_TOKEN },
     logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? CONFIG_DEFAULTS.SHUTDOWN_TIMEOUT_MS,
   };

@@ -24,6 +24,7 @@ import { buildApplication } from './startup/application';
 import { createCleanupStack } from './startup/cleanup';
 import { startHttpServer } from './startup/http-server';
 import { createServiceLogger } from './startup/logger';
+import { startMetricsServer } from './startup/metrics-server';
 import { type StartedObservatory, startObservatory } from './startup/observatory';
 import { startPayments } from './startup/payments';
 import { startUpstreams } from './startup/upstreams';
@@ -62,6 +63,8 @@ export interface RunningFeeService {
   facilitatorUrl: string;
   /** The recipient of every payment. */
   payTo: string;
+  /** `/metrics` on its own listener (`METRICS_PORT`); absent when the main port serves it. */
+  metricsUrl?: string;
   /** The embedded simulator, when it is the upstream. */
   simulator?: MempoolSimulator;
   /** The devnet, when the facilitator is in-process. */
@@ -154,6 +157,14 @@ export async function startFeeService(
       onError: (error) => logger.error({ err: error }, 'handler failed'),
     });
     cleanups.push('mount', () => mounted.close());
+    const metricsUrl =
+      config.metrics.port === undefined
+        ? undefined
+        : await startMetricsServer(
+            { host: config.host, metrics: { port: config.metrics.port, token: config.metrics.token } },
+            app.metrics,
+            cleanups,
+          );
     http.attach(mounted.listener, {
       label: app.label,
       metrics: app.metrics,
@@ -171,6 +182,7 @@ export async function startFeeService(
         facilitator: payments.facilitatorUrl,
         network: payments.terms.network,
         payTo: payments.terms.payTo,
+        metrics: metricsUrl ?? `${http.url}/metrics`,
         paused: app.publications.filter((p) => p.availability !== 'active').map((p) => p.key),
       },
       'fee service listening',
@@ -200,6 +212,7 @@ export async function startFeeService(
       publications: app.publications,
       facilitatorUrl: payments.facilitatorUrl,
       payTo: payments.terms.payTo,
+      ...(metricsUrl ? { metricsUrl } : {}),
       ...(upstreams.simulator ? { simulator: upstreams.simulator } : {}),
       ...(payments.devnet ? { devnet: payments.devnet } : {}),
       ...(observatory ? { observatory } : {}),

@@ -118,6 +118,8 @@ describe('the production profile of docs/production.md', () => {
           LEDGER_URL: `${POSTGRES}/${database}`,
           RATE_LIMIT_REDIS_URL: 'redis://127.0.0.1:6379',
           RATE_LIMIT_PREFIX: prefix,
+          // The metrics on a listener of their own, off the public port.
+          METRICS_PORT: '0',
           OBSERVATORY_ENABLED: 'false',
           LOG_LEVEL: 'info',
         },
@@ -129,6 +131,7 @@ describe('the production profile of docs/production.md', () => {
       network: string;
       payTo: string;
       paused: string[];
+      metrics: string;
     };
     expect(listening).toMatchObject({ network: 'eip155:84532', payTo });
     // The production profile sells the catalog; the decision is paused.
@@ -181,7 +184,8 @@ describe('the production profile of docs/production.md', () => {
     await redis.quit();
     expect(counters.length).toBeGreaterThan(0);
 
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect((await fetch(`${base}/metrics`)).status).toBe(404);
+    const metrics = await (await fetch(listening.metrics)).text();
     expect(metrics).toMatch(/fee_service_payments_total\{route="[^"]*nextblock[^"]*",outcome="settled"\} 1/);
 
     // Graceful shutdown: SIGTERM, exit 0, the last line says it stopped.

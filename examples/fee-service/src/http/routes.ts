@@ -5,6 +5,7 @@ import { takesBody, validateInput } from '../resources/input';
 import { type AnyResource, isPaid as isPaidResource, type ResourceEnvironment } from '../resources/kit';
 import { type Publication, queryOf } from '../resources/publish';
 import { bodyError } from './body';
+import { type MetricsAccess, metricsHandler } from './metrics-access';
 import { requestIdOf } from './respond';
 import type { Edge, EdgeRequest, RouteContext, RouteResult, ServiceRoute } from './types';
 
@@ -21,6 +22,8 @@ export interface ServiceRoutesOptions {
   metrics: ServiceMetrics;
   /** /readyz: a validated snapshot exists and the facilitator's /supported answered. */
   readiness(): Promise<Readiness>;
+  /** Who may read /metrics on the main port; default anyone. */
+  metricsAccess?: MetricsAccess;
   /** Pages for people (the dashboard at `/`), listed last. */
   pageRoutes?: readonly ServiceRoute[];
 }
@@ -71,18 +74,7 @@ export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute
         };
       },
     },
-    {
-      method: 'GET',
-      path: '/metrics',
-      async handler() {
-        const text = await metrics.registry.metrics();
-        return {
-          status: 200,
-          headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
-          body: Buffer.from(text, 'utf8'),
-        };
-      },
-    },
+    { method: 'GET', path: '/metrics', handler: metricsHandler(metrics, options.metricsAccess ?? {}) },
     ...(options.pageRoutes ?? []),
   ];
   return routes;

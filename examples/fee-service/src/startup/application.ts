@@ -224,6 +224,7 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     discovery,
     metrics,
     readiness,
+    metricsAccess: { token: config.metrics.token, elsewhere: config.metrics.port !== undefined },
     pageRoutes: createDashboardRoutes({ source: dashboard, title: 'Bitcoin fee dashboard' }),
   });
   // One route match per request: the edge asks first, then the gate's adapter and the metrics.
