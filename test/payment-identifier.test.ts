@@ -3,7 +3,8 @@
 // request is answered from one payment — byte for byte, on either of two instances, even though the
 // official client signs a new authorization for every call — another request under it is a 409,
 // and a crash between settlement and response loses nothing. Real anvil, real token, real Redis
-// and Postgres, real HTTP servers whose connection drops once the payment is settled.
+// and Postgres, real HTTP servers whose connection drops once the payment is settled, and on the
+// stores shared between processes a real server process SIGKILLed between settlement and response.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLedgerApp, LEDGER_PRICE, listenLedgerApp } from './support/ledger-app';
 import {
+  ChildServers,
   deleteRedisPrefix,
   describeWithService,
   dropPostgresSchema,
@@ -34,6 +36,7 @@ import {
 } from './support/ledger-harness';
 
 let devnet: Devnet;
+const children = new ChildServers();
 const closers: Array<() => Promise<void>> = [];
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-payment-id-'));
 const redisPrefix = newRedisPrefix();
@@ -41,9 +44,10 @@ const pgSchema = newPostgresSchema();
 const [redisIssue, pgIssue] = await Promise.all([redisProblem(), postgresProblem()]);
 
 beforeAll(async () => {
-  devnet = await startDevnet({ payers: 12 });
+  devnet = await startDevnet({ payers: 16 });
 });
 afterAll(async () => {
+  await children.killAll();
   for (const close of closers.splice(0).reverse()) await close().catch(() => {});
   await devnet?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -52,7 +56,7 @@ afterAll(async () => {
 });
 
 /** The official client, adding `id` to every payment as its extension helper does. */
-function officialPay(payerKey: Hex, id: string) {
+function officialPay(payerKey: Hex, id: string, baseFetch: typeof fetch = fetch) {
   const client = new x402Client().register(
     'eip155:*',
     new OfficialExactEvmClient(privateKeyToAccount(payerKey)),
@@ -61,7 +65,17 @@ function officialPay(payerKey: Hex, id: string) {
     paymentRequired.extensions ??= {};
     appendPaymentIdentifierToExtensions(paymentRequired.extensions, id);
   });
-  return wrapFetchWithPayment(fetch, client);
+  return wrapFetchWithPayment(baseFetch, client);
+}
+
+/** A fetch that keeps every PAYMENT-SIGNATURE it sends. */
+function recordingFetch(sent: string[]): typeof fetch {
+  return (input, init) => {
+    const request = new Request(input, init);
+    const payment = request.headers.get('payment-signature');
+    if (payment) sent.push(payment);
+    return fetch(request);
+  };
 }
 
 async function read(response: Response) {
@@ -81,6 +95,8 @@ interface StoreCase {
   problem: string | undefined;
   /** A store on the shared ledger; each call a new connection (memory: the one shared store). */
   open: () => Promise<LedgerStore>;
+  /** The store's URL for a server in another process; none for memory, which dies with its process. */
+  url?: string;
   firstPayer: number;
 }
 
@@ -92,19 +108,22 @@ const CASES: StoreCase[] = [
     name: 'SQLite',
     problem: undefined,
     open: () => openLedgerStore(sqliteUrl, { mustExist: false }),
-    firstPayer: 3,
+    url: sqliteUrl,
+    firstPayer: 4,
   },
   {
     name: 'Redis',
     problem: redisIssue,
     open: () => openLedgerStore(redisLedgerUrl(redisPrefix)),
-    firstPayer: 6,
+    url: redisLedgerUrl(redisPrefix),
+    firstPayer: 8,
   },
   {
     name: 'Postgres',
     problem: pgIssue,
     open: () => openLedgerStore(postgresLedgerUrl(pgSchema), { mustExist: false }),
-    firstPayer: 9,
+    url: postgresLedgerUrl(pgSchema),
+    firstPayer: 12,
   },
 ];
 
@@ -245,6 +264,67 @@ for (const c of CASES) {
       expect(runs(log)).toBe(1);
       expect(await transfersFrom(devnet, payer.address)).toHaveLength(1);
       expect(before - (await devnet.balanceOf(payer.address))).toBe(LEDGER_PRICE);
+    });
+
+    // A memory store dies with the process that holds it: nothing to ask after a SIGKILL.
+    if (c.url === undefined) return;
+    it('loses nothing to a SIGKILL of the serving process between settlement and response: a new process answers the identifier', async () => {
+      const url = c.url!;
+      const log = join(dir, `${label}-sigkill.log`);
+      writeFileSync(log, '');
+      const payer = devnet.accounts.payers[c.firstPayer + 3]!;
+      const before = await devnet.balanceOf(payer.address);
+      const id = generatePaymentId();
+      const sent: string[] = [];
+      // The first process SIGKILLs itself from onSettled: settled and stored, not a byte sent.
+      const [dying, next] = await Promise.all([
+        children.start(
+          ledgerAppConfig(devnet, { instanceId: `${label}-killed`, handlerLog: log, crashOnSettled: true }),
+          url,
+        ),
+        children.start(ledgerAppConfig(devnet, { instanceId: `${label}-after`, handlerLog: log }), url),
+      ]);
+      await expect(
+        officialPay(payer.privateKey, id, recordingFetch(sent))(`${dying.url}/paid-id?q=1`),
+      ).rejects.toThrow();
+      expect(await dying.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(await transfersFrom(devnet, payer.address)).toHaveLength(1);
+      expect(runs(log)).toBe(1);
+
+      const store = await c.open();
+      let stored: Awaited<ReturnType<LedgerStore['get']>>;
+      try {
+        [stored] = await store.query({ payer: payer.address });
+      } finally {
+        await store.close();
+      }
+      expect(stored).toMatchObject({ state: 'settled', owner: expect.stringMatching(`^${label}-killed:`) });
+
+      // The retry: the same identifier, a payload signed anew, another process.
+      const retry = await read(
+        await officialPay(payer.privateKey, id, recordingFetch(sent))(`${next.url}/paid-id?q=1`),
+      );
+      expect(retry.status).toBe(200);
+      expect(Buffer.compare(retry.body, Buffer.from(stored!.response!.body))).toBe(0);
+      expect(retry.headers.get('payment-response')).toBe(stored!.response!.headers['payment-response']);
+      expect(JSON.parse(retry.body.toString())).toMatchObject({ paid: true, instance: `${label}-killed` });
+      expect(sent).toHaveLength(2);
+      expect(sent[1]).not.toBe(sent[0]);
+      const ids = sent.map(
+        (header) =>
+          (decodeHeaderJson(header) as { extensions: Record<string, { info: { id: string } }> }).extensions[
+            'payment-identifier'
+          ]!.info.id,
+      );
+      expect(ids).toEqual([id, id]);
+
+      expect(runs(log)).toBe(1);
+      const transfers = await transfersFrom(devnet, payer.address);
+      expect(transfers).toHaveLength(1);
+      const receipt = decodeHeaderJson(retry.headers.get('payment-response')!) as { transaction: string };
+      expect(receipt.transaction).toBe(transfers[0]!.transactionHash);
+      expect(before - (await devnet.balanceOf(payer.address))).toBe(LEDGER_PRICE);
+      await children.stop(next);
     });
   });
 }
