@@ -28,8 +28,9 @@ export type PaymentOutcome =
   | 'not_charged';
 
 /**
- * Classifies the final status of a paid-route request (a payment header present or not; the
- * answer a replay of a settled payment's stored response, which moved no money).
+ * Classifies the final status of a paid-route request (`paid`: it carried a payment, i.e. the gate
+ * did not answer it the plain challenge; `replayed`: the answer was a settled payment's stored
+ * response, which moved no money).
  */
 export function paymentOutcomeOf(status: number, paid: boolean, replayed = false): PaymentOutcome {
   if (status < 300) return replayed ? 'replayed' : 'settled';

@@ -149,7 +149,7 @@ export async function startFeeService(
     });
     const mounted = await MOUNTS[config.framework]({
       routes: app.routes,
-      gate: app.mountGate,
+      gate: app.gate,
       edge: app.edge,
       rateLimit: { ...config.rateLimit, ...(rateLimitRedis ? { redis: rateLimitRedis } : {}) },
       ownLimits: app.ownLimits,
@@ -168,8 +168,8 @@ export async function startFeeService(
     http.attach(mounted.listener, {
       label: app.label,
       metrics: app.metrics,
-      isPaid: app.isPaid,
-      replayed: app.replayed,
+      exchanges: app.exchanges,
+      isPaid: (method, target) => app.gate.isPaid(method, target),
       methodsOf: methodsOfRoutes(app.routes),
     });
     logger.info(

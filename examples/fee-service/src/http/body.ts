@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { errorResult } from './respond';
 import { MAX_REQUEST_BODY_BYTES, type RouteResult } from './types';
 
@@ -14,8 +14,8 @@ const BODY = Symbol('fee-service.body');
 type WithBody = IncomingMessage & { [BODY]?: Promise<Buffer> };
 
 /**
- * Reads a request's body once and keeps the promise on the request: the edge reads it before the
- * gate (to validate it before any challenge) and the handler reads the same bytes afterwards. A
+ * Reads a request's body once and keeps the promise on the request: a paid route's precondition
+ * reads it in the gate (to validate it before any challenge) and the handler reads the same bytes afterwards. A
  * declared or actual length past `limit` rejects with {@link RequestBodyTooLargeError} without
  * buffering the rest (Node discards it when the response ends).
  */
@@ -52,6 +52,17 @@ export function readRequestBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_B
     req.once('error', reject);
   });
   return held[BODY];
+}
+
+/**
+ * The Node request under a framework's own request object, as the gate's `RequestView.raw` holds
+ * it: Express's request is one, Fastify's has it as `.raw`, Koa's context as `.req`.
+ */
+export function incomingMessageOf(raw: unknown): IncomingMessage | undefined {
+  if (raw instanceof IncomingMessage) return raw;
+  const wrapper = raw as { raw?: unknown; req?: unknown } | undefined;
+  const inner = wrapper?.raw ?? wrapper?.req;
+  return inner instanceof IncomingMessage ? inner : undefined;
 }
 
 /** The answer to a body that could not be read: 413 when too large, else 400. Before any challenge. */

@@ -4,12 +4,11 @@ import { createExactEvmScheme } from '@tollbooth/evm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AnyResource, isPaid as isPaidResource, routeKey } from '../resources/kit';
-import type { Publication } from '../resources/publish';
 import { RESOURCES } from '../resources/registry';
 import { buildTestEnvironment, buildTestRouteTable, declaredPublications } from '../resources/testing';
 import { requestIdOf } from './respond';
-import { createEdge, createRouteLabeler, rememberLastPaidCheck } from './routes';
-import type { EdgeRequest, RouteResult, ServiceRoute } from './types';
+import { createEdge, createRouteLabeler } from './routes';
+import type { RouteResult, ServiceRoute } from './types';
 
 /** The labeler as it was: every route's pattern as a regular expression, the first match wins. */
 function labelSlowly(routes: readonly ServiceRoute[], path: string): string {
@@ -116,22 +115,6 @@ const targetArb = fc.constantFrom(
   '/',
 );
 
-describe('rememberLastPaidCheck', () => {
-  it('answers every question as the gate does, repeated or not, in any order', () => {
-    const gate = serviceGate();
-    fc.assert(
-      fc.property(fc.array(fc.tuple(methodArb, targetArb, fc.nat(2)), { maxLength: 40 }), (calls) => {
-        const remembered = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
-        for (const [method, target, repeat] of calls) {
-          for (let i = 0; i <= repeat; i++)
-            expect(remembered(method, target)).toBe(gate.isPaid(method, target));
-        }
-      }),
-      { numRuns: 500 },
-    );
-  });
-});
-
 /** The edge as it was: the gate's full route match on the absolute URL, asked every time. */
 function edgeAsBefore(table: RouteTable, paid: readonly AnyResource[]) {
   const preconditions = new Map(paid.map((resource) => [routeKey(resource), resource.precondition!]));
@@ -145,6 +128,7 @@ function edgeAsBefore(table: RouteTable, paid: readonly AnyResource[]) {
     isPaid: (request: { method: string; url: string }) =>
       match(request) !== undefined ||
       (request.method.toUpperCase() !== 'OPTIONS' && table.methodsFor(request.url).length > 0),
+    match,
     precondition(request: { method: string; url: string; header(name: string): string | undefined }) {
       const matched = match(request);
       if (matched?.route.availability !== 'active') return undefined;
@@ -153,48 +137,41 @@ function edgeAsBefore(table: RouteTable, paid: readonly AnyResource[]) {
   };
 }
 
+const availabilityArb = fc.dictionary(
+  fc.constantFrom(...PAID_RESOURCES.map(routeKey)),
+  fc.constantFrom<Availability>('active', 'paused', 'retired'),
+);
+// Origin-form targets: an absolute-form one was joined after the origin and missed (below).
+const originForm = targetArb.filter((target) => target.startsWith('/'));
+
+/** Every paid resource with a precondition that says which route answered. */
+const PAID_WITH_PRECONDITION = PAID_RESOURCES.map((resource) => ({
+  ...resource,
+  precondition: (requestId: string): RouteResult => ({
+    status: 503,
+    body: { route: routeKey(resource), requestId },
+  }),
+}));
+
+function setAvailability(table: RouteTable, availability: Record<string, Availability>) {
+  for (const resource of PAID_RESOURCES) table.setAvailability(routeKey(resource), 'active');
+  for (const [key, state] of Object.entries(availability)) table.setAvailability(key, state);
+}
+
 describe('createEdge', () => {
-  it('answers isPaid and preconditions on the raw target as the absolute-URL match did', () => {
-    const availabilityArb = fc.dictionary(
-      fc.constantFrom(...PAID_RESOURCES.map(routeKey)),
-      fc.constantFrom<Availability>('active', 'paused', 'retired'),
-    );
-    // Origin-form targets: an absolute-form one was joined after the origin and missed (below).
-    const originForm = targetArb.filter((target) => target.startsWith('/'));
+  it('answers isPaid on the raw target as the absolute-URL match did', () => {
     const requestArb = fc.array(fc.tuple(methodArb, originForm, fc.nat(1)), { maxLength: 30 });
     const gate = serviceGate();
+    const edge = createEdge({ gate, publications: [], env: buildTestEnvironment() });
     fc.assert(
       fc.property(availabilityArb, requestArb, (availability, requests) => {
-        for (const resource of PAID_RESOURCES) gate.routes.setAvailability(routeKey(resource), 'active');
-        for (const [key, state] of Object.entries(availability)) gate.routes.setAvailability(key, state);
-        // Every paid resource with a precondition that says which route answered.
-        const paid = PAID_RESOURCES.map((resource) => ({
-          ...resource,
-          precondition: (requestId: string): RouteResult => ({
-            status: 503,
-            body: { route: routeKey(resource), requestId },
-          }),
-        }));
-        const before = edgeAsBefore(gate.routes, paid);
-        const isPaid = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
-        const publications: Publication[] = paid.map((resource) => ({
-          resource,
-          key: routeKey(resource),
-          availability: 'active',
-        }));
-        const edge = createEdge({
-          table: () => gate.routes,
-          publications,
-          env: buildTestEnvironment(),
-          isPaid,
-        });
-        const header = (name: string) => (name === 'x-request-id' ? 'req-1' : undefined);
+        setAvailability(gate.routes, availability);
+        const before = edgeAsBefore(gate.routes, []);
         for (const [method, target, repeat] of requests) {
-          const request: EdgeRequest = { method, target, header, readBody: async () => Buffer.alloc(0) };
-          const absolute = { method, url: `http://127.0.0.1:3000${target}`, header };
           for (let i = 0; i <= repeat; i++) {
-            expect(edge.isPaid(request)).toBe(before.isPaid(absolute));
-            expect(edge.precondition(request)).toEqual(before.precondition(absolute));
+            expect(edge.isPaid({ method, target })).toBe(
+              before.isPaid({ method, url: `http://127.0.0.1:3000${target}` }),
+            );
           }
         }
       }),
@@ -202,16 +179,96 @@ describe('createEdge', () => {
     );
   });
 
+  it("names a paid resource's own limit by the gate's match, while its route is active", () => {
+    const env = buildTestEnvironment();
+    const limits = new Map(
+      PAID_RESOURCES.flatMap((resource) =>
+        resource.rateLimit ? [[routeKey(resource), resource.rateLimit(env.config).name] as const] : [],
+      ),
+    );
+    expect([...new Set(limits.values())]).toEqual(['ai']);
+    const gate = serviceGate();
+    const edge = createEdge({ gate, publications: declaredPublications('local'), env });
+    const targets = fc.oneof(
+      originForm,
+      fc.constantFrom('/api/v1/%61i/chat?q=hi', '/api/v1/ai/./chat?q=hi', '/api/v1/x/../ai/chat'),
+    );
+    let named = 0;
+    fc.assert(
+      fc.property(availabilityArb, methodArb, targets, (availability, method, target) => {
+        setAvailability(gate.routes, availability);
+        const url = `http://127.0.0.1:3000${target}`;
+        const matched = edgeAsBefore(gate.routes, []).match({ method, url });
+        const expected = matched?.route.availability === 'active' ? limits.get(matched.route.key) : undefined;
+        if (expected) named += 1;
+        expect(edge.ownLimit({ method, target }), `${method} ${target}`).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+    expect(named).toBeGreaterThan(0);
+    setAvailability(gate.routes, {});
+    expect(edge.ownLimit({ method: 'GET', target: '/api/v1/%61i/chat?q=hi' })).toBe('ai');
+  });
+
   it('judges an absolute-form target as the gate does (the joined URL used to hide it from the rate limit)', () => {
     const gate = serviceGate();
-    const edge = createEdge({ table: () => gate.routes, publications: [], env: buildTestEnvironment() });
+    const edge = createEdge({ gate, publications: [], env: buildTestEnvironment() });
     const target = 'http://elsewhere.example/api/v1/fees/now';
     expect(gate.isPaid('GET', target)).toBe(true);
-    expect(
-      edge.isPaid({ method: 'GET', target, header: () => undefined, readBody: async () => Buffer.alloc(0) }),
-    ).toBe(true);
+    expect(edge.isPaid({ method: 'GET', target })).toBe(true);
     expect(
       edgeAsBefore(gate.routes, []).isPaid({ method: 'GET', url: `http://127.0.0.1:3000${target}` }),
     ).toBe(false);
+  });
+});
+
+describe("a paid resource's precondition in the gate (buildRoutesConfig)", () => {
+  it('answers before any challenge where the edge did, on the same match, unless the canonical rule refused first', async () => {
+    const requestArb = fc.array(fc.tuple(methodArb, originForm), { minLength: 1, maxLength: 20 });
+    const gate = createPaymentGate({
+      routes: buildTestRouteTable({ publications: declaredPublications('local', PAID_WITH_PRECONDITION) }),
+      schemes: [createExactEvmScheme()],
+      facilitator: createScriptedFacilitator(),
+    });
+    const before = edgeAsBefore(gate.routes, PAID_WITH_PRECONDITION);
+    const header = (name: string) => (name === 'x-request-id' ? 'req-1' : undefined);
+    let answered = 0;
+    await fc.assert(
+      fc.asyncProperty(availabilityArb, requestArb, async (availability, requests) => {
+        setAvailability(gate.routes, availability);
+        for (const [method, target] of requests) {
+          const url = `http://127.0.0.1:3000${target}`;
+          const outcome = await gate.handle({ method, url, header });
+          const response = outcome.kind === 'respond' ? outcome.response : undefined;
+          const body = response && JSON.parse(Buffer.from(response.body).toString('utf8') || 'null');
+          const expected = before.precondition({ method, url, header });
+          if (expected === undefined) {
+            expect(body?.route, `${method} ${target}`).toBeUndefined();
+          } else if (response?.status === 400) {
+            expect(body.error.code).toBe('non_canonical_request');
+            expect(before.match({ method, url })?.route.canonical).toBeTruthy();
+          } else {
+            answered += 1;
+            expect(response?.status, `${method} ${target}`).toBe(503);
+            expect(body).toEqual(expected.body);
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+    expect(answered).toBeGreaterThan(0);
+  });
+
+  it('refuses input the resource refuses with 400 before the challenge, and challenges valid input', async () => {
+    const gate = serviceGate();
+    const header = () => undefined;
+    const url = 'http://127.0.0.1:3000/api/v1/fees/landscape';
+    const refused = await gate.handle({ method: 'GET', url: `${url}?x=1`, header });
+    const response = refused.kind === 'respond' ? refused.response : undefined;
+    expect(response?.status).toBe(400);
+    expect(response?.headers['payment-required']).toBeUndefined();
+    expect(JSON.parse(Buffer.from(response!.body).toString('utf8')).error.code).toBe('invalid_request');
+    const challenged = await gate.handle({ method: 'GET', url, header });
+    expect(challenged.kind === 'respond' && challenged.response.status).toBe(402);
   });
 });

@@ -1,12 +1,9 @@
-import type { RouteTable } from '@tollbooth/core';
+import type { TollboothGate } from '@tollbooth/core';
 import type { Discovery } from '@tollbooth/core/discovery';
 import type { ServiceMetrics } from '../metrics';
-import { takesBody, validateInput } from '../resources/input';
-import { type AnyResource, isPaid as isPaidResource, type ResourceEnvironment } from '../resources/kit';
-import { type Publication, queryOf } from '../resources/publish';
-import { bodyError } from './body';
+import { isPaid as isPaidResource, type ResourceEnvironment } from '../resources/kit';
+import type { Publication } from '../resources/publish';
 import { type MetricsAccess, metricsHandler } from './metrics-access';
-import { requestIdOf } from './respond';
 import type { Edge, EdgeRequest, RouteContext, RouteResult, ServiceRoute } from './types';
 
 /** Result of the readiness probe. */
@@ -80,99 +77,44 @@ export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute
   return routes;
 }
 
-/** Whether a request (method, raw target) goes to a paid route, as `TollboothGate.isPaid` answers. */
-export type PaidCheck = (method: string, target: string) => boolean;
-
-/**
- * `isPaid` with its last answer kept. The edge, the gate's adapter and the metrics each ask about
- * the same request one after the other, so one route match answers all three; any other question
- * is passed on (the route table does not change: its availability does, but not what matches).
- */
-export function rememberLastPaidCheck(isPaid: PaidCheck): PaidCheck {
-  let lastMethod: string | undefined;
-  let lastTarget: string | undefined;
-  let lastAnswer = false;
-  return (method, target) => {
-    if (target !== lastTarget || method !== lastMethod) {
-      lastAnswer = isPaid(method, target);
-      lastMethod = method;
-      lastTarget = target;
-    }
-    return lastAnswer;
-  };
-}
-
-/** What the edge needs from the resources: their publications and the deployment. */
+/** What the edge needs: the gate, and the resources' publications and deployment. */
 export interface EdgeOptions {
-  table: () => RouteTable;
+  gate: Pick<TollboothGate, 'isPaid' | 'routes'>;
   publications: readonly Publication[];
   env: ResourceEnvironment;
-  /** Defaults to asking the table (`TollboothGate.isPaid`). */
-  isPaid?: PaidCheck;
 }
 
 /**
- * The edge in front of the gate: a request is "paid" when the gate's own route table matches it
- * (so encodings and dot segments cannot dodge the rate limit); for an active paid resource, its
- * precondition and then its input validation answer before any challenge, so nobody signs for a
- * request that cannot succeed. Only a resource that takes a body makes this asynchronous.
+ * What the rate limits in front of the gate ask: a request is "paid" when the gate says so
+ * (`TollboothGate.isPaid`, its own route match, so encodings and dot segments cannot dodge the
+ * limit), and the name of a resource's own limit. A paid resource's precondition and input
+ * validation are the gate's route precondition (`buildRoutesConfig`), after its own match.
  */
 export function createEdge(options: EdgeOptions): Edge {
-  const { env } = options;
-  const resources = new Map<string, AnyResource>();
+  const { env, gate } = options;
+  const paidLimits = new Map<string, string>();
   const ownLimits = new Map<string, string>();
-  let paidOwnLimits = false;
   for (const { resource, key, availability } of options.publications) {
-    resources.set(key, resource);
     if (resource.rateLimit && availability === 'active') {
       const name = resource.rateLimit(env.config).name;
-      if (isPaidResource(resource)) paidOwnLimits = true;
+      if (isPaidResource(resource)) paidLimits.set(key, name);
       else ownLimits.set(`${resource.method} ${resource.path}`, name);
     }
   }
-  const isPaid: PaidCheck =
-    options.isPaid ??
-    ((method, target) => {
-      const upper = method.toUpperCase();
-      return upper !== 'OPTIONS' && options.table().match(upper, target) !== undefined;
-    });
-  const matchActive = (request: EdgeRequest) => {
-    const matched = options.table().match(request.method.toUpperCase(), request.target);
-    if (matched?.route.availability !== 'active') return undefined;
-    const resource = resources.get(matched.route.key);
-    return resource ? { matched, resource } : undefined;
-  };
+  const isPaid = (request: EdgeRequest) => gate.isPaid(request.method, request.target);
   return {
-    isPaid: (request) => isPaid(request.method, request.target),
+    isPaid,
     ownLimit(request) {
-      if (isPaid(request.method, request.target)) {
-        if (!paidOwnLimits) return undefined;
-        return matchActive(request)?.resource.rateLimit?.(env.config).name;
+      if (isPaid(request)) {
+        if (paidLimits.size === 0) return undefined;
+        // A paid resource's own limit applies before any challenge: its route is the gate's match.
+        const matched = gate.routes.match(request.method.toUpperCase(), request.target);
+        return matched?.route.availability === 'active' ? paidLimits.get(matched.route.key) : undefined;
       }
       if (ownLimits.size === 0) return undefined;
       const query = request.target.indexOf('?');
       const path = query < 0 ? request.target : request.target.slice(0, query);
       return ownLimits.get(`${request.method.toUpperCase()} ${path}`);
-    },
-    precondition(request) {
-      // Free requests (most of them) stop here; the full match is made for paid ones only.
-      if (!isPaid(request.method, request.target)) return undefined;
-      const found = matchActive(request);
-      if (!found) return undefined;
-      const { matched, resource } = found;
-      let id: string | undefined;
-      const requestId = () => (id ??= requestIdOf((name) => request.header(name)));
-      const early = resource.precondition?.(requestId(), env.capabilities);
-      if (early) return early;
-      const query = queryOf(request.target);
-      // A canonical route's own rule (the gate's 400 non_canonical_request) judges its target.
-      if (resource.gate?.canonical || (!resource.input && query === '')) return undefined;
-      const validate = (body: Buffer | undefined) => {
-        const outcome = validateInput(resource, { params: matched.params, query, body }, requestId(), env);
-        return outcome.ok ? undefined : outcome.result;
-      };
-      if (!takesBody(resource)) return validate(undefined);
-      return request.readBody().then(validate, (error: unknown) => bodyError(error, requestId()));
     },
   };
 }

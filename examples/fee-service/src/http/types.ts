@@ -23,7 +23,7 @@ export interface RouteContext {
   /** The accepted payment on paid routes (with `settlement` when the route settles first). */
   payment: PaidRequest | undefined;
   /**
-   * The request body, read once and kept (the edge reads it before the gate to validate it).
+   * The request body, read once and kept (a paid route's precondition reads it before any challenge).
    * @throws RequestBodyTooLargeError past {@link MAX_REQUEST_BODY_BYTES}
    */
   readBody(): Promise<Buffer>;
@@ -51,31 +51,23 @@ export interface ServiceRoute {
   handler(context: RouteContext): RouteResult | Promise<RouteResult>;
 }
 
-/**
- * What runs in front of the payment gate on every mount: the precondition of a paid route (the
- * decision answers 503 before any challenge when no validated snapshot exists), keyed by the
- * gate's route match so path tricks cannot skip it.
- */
+/** A request as the rate limits in front of the payment gate see it, on every mount. */
 export interface EdgeRequest {
   method: string;
   /** The request target exactly as received (origin-form path and query, not decoded). */
   target: string;
-  header(name: string): string | undefined;
-  /** The request body, read once (see {@link RouteContext.readBody}). */
-  readBody(): Promise<Buffer>;
 }
 
+/**
+ * What runs in front of the payment gate on every mount: the rate limits. A paid resource's
+ * precondition (the decision answers 503 before any challenge when no validated snapshot exists)
+ * and its input validation are the gate's route precondition, after the gate's own match.
+ */
 export interface Edge {
-  /** Whether the request goes to a paid route (rate limited before the gate). */
+  /** Whether the request goes to a paid route (rate limited before the gate): `TollboothGate.isPaid`. */
   isPaid(request: EdgeRequest): boolean;
   /** The name of the resource's own rate limit, when its resource declares one. */
   ownLimit(request: EdgeRequest): string | undefined;
-  /**
-   * A response to send instead of running the gate, or undefined: the resource's precondition,
-   * or a 400 for input its schema refuses, so nobody signs for a request that cannot succeed.
-   * Synchronous unless the request has a body to read.
-   */
-  precondition(request: EdgeRequest): RouteResult | undefined | Promise<RouteResult | undefined>;
 }
 
 /** A named rate limit of its own that a resource declares (the x402 demo, later the AI routes). */

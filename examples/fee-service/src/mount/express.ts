@@ -15,14 +15,12 @@ function send(res: Response, result: RouteResult): void {
   else res.end(body);
 }
 
-const edgeRequest = (req: Request): EdgeRequest => ({
-  method: req.method,
-  target: req.originalUrl,
-  header: (name) => req.get(name),
-  readBody: () => readRequestBody(req),
-});
+const edgeRequest = (req: Request): EdgeRequest => ({ method: req.method, target: req.originalUrl });
 
-/** Mounts the fee service on Express 5: express-rate-limit → precondition → tollbooth() → routes. */
+/**
+ * Mounts the fee service on Express 5: express-rate-limit → tollbooth() (with each paid route's
+ * precondition) → routes.
+ */
 export async function mountExpress(options: MountOptions): Promise<MountedApp> {
   const { edge, rateLimit: limits } = options;
   const app = express();
@@ -59,12 +57,6 @@ export async function mountExpress(options: MountOptions): Promise<MountedApp> {
       );
     }
   }
-  app.use((req, res, next) => {
-    const answer = edge.precondition(edgeRequest(req));
-    if (answer === undefined) return next();
-    if (!(answer instanceof Promise)) return send(res, answer);
-    answer.then((result) => (result === undefined ? next() : send(res, result)), next);
-  });
   app.use(tollbooth({ gate: options.gate }));
 
   for (const route of options.routes) {

@@ -30,7 +30,7 @@ function headerReader(request: FastifyRequest): (name: string) => string | undef
 }
 
 /**
- * A Fastify request as the edge and the route handlers see it, made once per request in
+ * A Fastify request as the rate limits and the route handlers see it, made once per request in
  * `onRequest`. What most requests never read (the URL object, the params copy, the header
  * reader, the request id) is made on first read: a free request costs one small object.
  */
@@ -98,7 +98,7 @@ function viewOf(request: FastifyRequest): FastifyRequestView {
 /**
  * Mounts the fee service on Fastify 5 (the default): @fastify/rate-limit's limiter in an
  * application-level `onRequest` hook registered before the tollbooth plugin (its per-route hooks
- * would run after the gate), then the precondition, the gate and the routes.
+ * would run after the gate), then the gate (with each paid route's precondition) and the routes.
  */
 export async function mountFastify(options: MountOptions): Promise<MountedApp> {
   const { edge, rateLimit: limits } = options;
@@ -154,28 +154,14 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
     reply.code(429).header('retry-after', String(ttlInSeconds)).send();
   };
   // Callback style: a free request passes without a promise (the limiter is asked only on paid routes).
-  const guard = (reply: FastifyReply, view: EdgeRequest, done: () => void) => {
-    const answer = edge.precondition(view);
-    if (answer === undefined) return done();
-    if (!(answer instanceof Promise)) {
-      send(reply, answer);
-      return;
-    }
-    answer.then((result) => (result === undefined ? done() : send(reply, result)), done);
-  };
-  const ownThenGuard = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    view: EdgeRequest,
-    done: () => void,
-  ) => {
+  const ownLimit = (request: FastifyRequest, reply: FastifyReply, view: EdgeRequest, done: () => void) => {
     const name = own.size > 0 && limits.enabled ? edge.ownLimit(view) : undefined;
     const limiter = name === undefined ? undefined : own.get(name);
-    if (!limiter) return guard(reply, view, done);
+    if (!limiter) return done();
     limiter(request)
       .then((verdict) => {
         if (!verdict.isAllowed && verdict.isExceeded) return refuse(reply, verdict.ttlInSeconds);
-        guard(reply, view, done);
+        done();
       })
       .catch(done);
   };
@@ -183,18 +169,18 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
     const view = viewOf(request);
     if (!edge.isPaid(view)) {
       if (own.size === 0) return done();
-      return ownThenGuard(request, reply, view, done);
+      return ownLimit(request, reply, view, done);
     }
-    if (!limits.enabled) return guard(reply, view, done);
+    if (!limits.enabled) return done();
     check(request)
       .then((verdict) => {
         if (!verdict.isAllowed && verdict.isExceeded) return refuse(reply, verdict.ttlInSeconds);
-        ownThenGuard(request, reply, view, done);
+        ownLimit(request, reply, view, done);
       })
       .catch(done);
   });
-  // Bodies are read once by the edge (to validate them before any challenge) and by the handlers
-  // through `readBody()`; Fastify's own parsers would wait for a stream already read.
+  // Bodies are read once by the gate's route precondition (to validate them before any challenge)
+  // and by the handlers through `readBody()`; Fastify's own parsers would wait for a stream already read.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
   await app.register(tollbooth, { gate: options.gate });

@@ -15,14 +15,12 @@ function send(ctx: Context, result: RouteResult): void {
   ctx.body = body ?? '';
 }
 
-const edgeRequest = (ctx: Context): EdgeRequest => ({
-  method: ctx.method,
-  target: ctx.originalUrl,
-  header: (name) => ctx.get(name) || undefined,
-  readBody: () => readRequestBody(ctx.req),
-});
+const edgeRequest = (ctx: Context): EdgeRequest => ({ method: ctx.method, target: ctx.originalUrl });
 
-/** Mounts the fee service on Koa 3: koa-ratelimit → precondition → tollbooth() → @koa/router. */
+/**
+ * Mounts the fee service on Koa 3: koa-ratelimit → tollbooth() (with each paid route's
+ * precondition) → @koa/router.
+ */
 export async function mountKoa(options: MountOptions): Promise<MountedApp> {
   const { edge, rateLimit: limits } = options;
   const app = new Koa({ proxy: options.trustProxy });
@@ -72,11 +70,6 @@ export async function mountKoa(options: MountOptions): Promise<MountedApp> {
       });
     }
   }
-  app.use(async (ctx, next) => {
-    const answer = await edge.precondition(edgeRequest(ctx));
-    if (answer) return send(ctx, answer);
-    return next();
-  });
   app.use(tollbooth({ gate: options.gate }));
 
   const router = new Router();

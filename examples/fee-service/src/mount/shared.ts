@@ -1,3 +1,4 @@
+import type { GateResponse } from '@tollbooth/core';
 import { EncodedJson, errorResult, requestIdOf } from '../http/respond';
 import type { RouteResult } from '../http/types';
 
@@ -29,6 +30,18 @@ export function encodeResult(result: RouteResult): {
       : result.headers;
   if (body instanceof EncodedJson) return { status, headers, body: body.text };
   return { status, headers, body: JSON.stringify(body) };
+}
+
+const NO_BODY = new Uint8Array(0);
+
+/** A route result as the gate sends a response of its own (a route precondition's answer). */
+export function toGateResponse(result: RouteResult): GateResponse {
+  const { status, headers, body } = encodeResult(result);
+  return {
+    status,
+    headers: { ...headers },
+    body: body === undefined ? NO_BODY : typeof body === 'string' ? Buffer.from(body, 'utf8') : body,
+  };
 }
 
 /** 404 Error body for unknown paths. */

@@ -51,7 +51,7 @@ const invalid = (requestId: string, message: string): InputOutcome => ({
 /**
  * Validates a request against the resource's own schemas, then its `check`: path parameters,
  * query (a paid resource that declares none takes no query at all), JSON body. The first failing part answers 400
- * `invalid_request` (or the code `check` refuses with), which the edge sends before any challenge.
+ * `invalid_request` (or the code `check` refuses with), which a paid route's precondition sends before any challenge.
  */
 export function validateInput(
   resource: AnyResource,

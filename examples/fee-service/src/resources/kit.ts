@@ -8,9 +8,10 @@ import type { NamedRateLimit, RouteContext, RouteResult } from '../http/types';
 
 /**
  * The resource kit: one declaration per resource folder (`src/resources/<group>/<name>/`), listed
- * once in `src/resources/registry.ts`. The route table, the edge's input checks, the OpenAPI
- * document, the catalog, `/.well-known/x402` and the error-code table are all built from these
- * declarations (see `publish.ts`); nothing else lists resources. How to add one: `README.md` here.
+ * once in `src/resources/registry.ts`. The route table (with each paid route's input checks), the
+ * OpenAPI document, the catalog, `/.well-known/x402` and the error-code table are all built from
+ * these declarations (see `publish.ts`); nothing else lists resources. How to add one: `README.md`
+ * here.
  */
 
 /** The deployment a declaration is published into. */
@@ -57,7 +58,7 @@ export interface ResourceContext<
   requestId: string;
   /** The accepted payment (paid resources), with `settlement` when the route settles first. */
   payment: PaidRequest | undefined;
-  /** The validated input (the edge checked it before any challenge; checked again here). */
+  /** The validated input (a paid route's precondition checked it before any challenge; checked again here). */
   input: ResourceInput<I>;
   /** The capabilities the resource needs, present; the others as the deployment has them. */
   capabilities: Pick<Capabilities, N> & CapabilitySet;
@@ -122,10 +123,10 @@ export interface ResourceDeclaration<
   gate?: { canonical?: boolean; settle?: SettleOrder };
   /**
    * Checks the validated input further, before any challenge (e.g. a transaction that cannot
-   * parse). Pure and fast: it runs at the edge on every paid attempt.
+   * parse). Pure and fast: it runs in the route's precondition on every paid attempt.
    */
   check?(input: ResourceInput<I>, env: ResourceEnvironment): ResourceRefusal<E> | undefined;
-  /** Runs before the gate on an active route; a result is answered instead (e.g. 503 with no snapshot). */
+  /** The gate asks it on an active route before any challenge; a result is answered instead (e.g. 503 with no snapshot). */
   precondition?(requestId: string, capabilities: CapabilitySet): RouteResult | undefined;
   /** A rate limit of the resource's own, applied before anything else (after the paid one). */
   rateLimit?(config: ServiceConfig): NamedRateLimit;

@@ -2,9 +2,16 @@ import type { Availability, PaidRequest, RouteConfig, RoutesConfig } from '@toll
 import { addBazaarExtensions, type FreeRoute } from '@tollbooth/core/discovery';
 import type * as z from 'zod';
 import { acceptsOf, missingCapabilities, PLANNED_CAPABILITIES } from '../capabilities';
-import { bodyError } from '../http/body';
-import { type ErrorCodeSpec, errorResult, SERVICE_ERROR_CODES, type ServiceErrorCode } from '../http/respond';
+import { bodyError, incomingMessageOf, readRequestBody } from '../http/body';
+import {
+  type ErrorCodeSpec,
+  errorResult,
+  requestIdOf,
+  SERVICE_ERROR_CODES,
+  type ServiceErrorCode,
+} from '../http/respond';
 import type { RouteContext, RouteResult, ServiceRoute } from '../http/types';
+import { toGateResponse } from '../mount/shared';
 import { type RawInput, takesBody, validateInput } from './input';
 import {
   type AnyResource,
@@ -80,6 +87,38 @@ export function patternCovers(pattern: string, path: string): boolean {
 }
 
 /**
+ * A paid resource's precondition in the gate (`RouteConfig.precondition`): asked once the gate
+ * matched the request to the route (active, canonical) and before any challenge, the resource's
+ * own precondition and then its input validation answer, so nobody signs for a request that
+ * cannot succeed. The match is the gate's, so encodings and dot segments cannot skip it. Only a
+ * resource that takes a body makes it asynchronous (the body is read once and kept for the handler).
+ */
+function preconditionOf(resource: AnyResource, env: ResourceEnvironment): RouteConfig['precondition'] {
+  // A canonical route's own rule (the gate's 400 non_canonical_request) has judged its target.
+  const validates = resource.gate?.canonical !== true;
+  const body = takesBody(resource);
+  return (request, match) => {
+    let id: string | undefined;
+    const requestId = () => (id ??= requestIdOf((name) => request.header(name)));
+    const early = resource.precondition?.(requestId(), env.capabilities);
+    if (early) return toGateResponse(early);
+    const query = match.target.query ?? '';
+    if (!validates || (!resource.input && query === '')) return undefined;
+    const validate = (bytes: Buffer | undefined) => {
+      const outcome = validateInput(resource, { params: match.params, query, body: bytes }, requestId(), env);
+      return outcome.ok ? undefined : toGateResponse(outcome.result);
+    };
+    if (!body) return validate(undefined);
+    const incoming = incomingMessageOf(request.raw);
+    // Every mount's adapter hands its request over; without one the gate answers 503 (fail closed).
+    if (!incoming) throw new TypeError('the gate was given no Node request to read the body from');
+    return readRequestBody(incoming).then(validate, (error: unknown) =>
+      toGateResponse(bodyError(error, requestId())),
+    );
+  };
+}
+
+/**
  * The gate's routes: every paid resource with its price, discovery metadata, gate options and
  * availability, then the price patterns (active only while a built resource under them is, so
  * nobody is challenged for a path that cannot be served), with the bazaar extension in each
@@ -104,6 +143,7 @@ export function buildRoutesConfig(
       paymentIdentifier: true,
       ...(resource.gate?.canonical ? { canonical: true } : {}),
       ...(resource.gate?.settle ? { settle: resource.gate.settle } : {}),
+      precondition: preconditionOf(resource, env),
       discovery: {
         ...resource.discovery,
         ...(resource.input ? { input: resource.input } : {}),
@@ -224,7 +264,8 @@ export function queryOf(target: string): string {
 
 /**
  * The service routes of the resources: each built resource's handler behind its input validation
- * (the edge validated paid input before the gate; free resources are validated here first). A
+ * (a paid route's precondition validated it before the challenge; free resources are validated
+ * here first). A
  * paused free resource answers 503; paused paid ones never reach a route (the gate answers).
  */
 export function buildResourceRoutes(

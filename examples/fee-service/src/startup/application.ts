@@ -1,9 +1,7 @@
-import { IncomingMessage } from 'node:http';
 import {
   compileRoutes,
   createPaymentGate,
   type LedgerStore,
-  type RequestView,
   type RouteTable,
   type TollboothGate,
 } from '@tollbooth/core';
@@ -14,14 +12,7 @@ import type { ServiceConfig } from '../config';
 import { createDashboardSource } from '../dashboard/data';
 import { createDashboardRoutes } from '../dashboard/page';
 import { createFeeSchemas } from '../domain/schemas';
-import {
-  createEdge,
-  createRouteLabeler,
-  createServiceRoutes,
-  type PaidCheck,
-  type Readiness,
-  rememberLastPaidCheck,
-} from '../http/routes';
+import { createEdge, createRouteLabeler, createServiceRoutes, type Readiness } from '../http/routes';
 import type { Edge, NamedRateLimit, ServiceRoute } from '../http/types';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics';
 import type { AnyResource, ResourceEnvironment } from '../resources/kit';
@@ -39,6 +30,7 @@ import { x402Demo } from '../resources/x402/demo/resource';
 import type { Clock } from '../snapshot/clock';
 import { publicUrl } from '../upstreams/http';
 import { createServiceDiscovery } from './discovery';
+import { createPaidExchanges, type PaidExchanges } from './paid-exchanges';
 import type { StartedPayments } from './payments';
 
 /** Everything the HTTP layer serves, built from the registry and the capabilities. */
@@ -53,12 +45,8 @@ export interface FeeServiceApplication {
   readiness(): Promise<Readiness>;
   routes: ServiceRoute[];
   edge: Edge;
-  /** `gate.isPaid` with its last answer kept: one route match per request. */
-  isPaid: PaidCheck;
-  /** The gate the mounts drive: `isPaid` above, and `handle` noting the requests it replayed. */
-  mountGate: TollboothGate;
-  /** Whether the gate answered a request with a settled payment's stored response. */
-  replayed(req: IncomingMessage): boolean;
+  /** What the gate's lifecycle hooks reported of each request (the payment metrics read it). */
+  exchanges: PaidExchanges;
   label(method: string, path: string): string;
   /** The resources' own rate limits (the x402 demo's). */
   ownLimits: NamedRateLimit[];
@@ -79,7 +67,8 @@ export interface ApplicationOptions {
 /**
  * Step 5: publishes the registry into this deployment. Each resource's availability comes from
  * its needs and the profile; the route table, the payment gate, discovery (catalog, well-known,
- * OpenAPI, error codes), the routes and the edge are all built from the same publications.
+ * OpenAPI, error codes), the routes and the edge's rate-limit names are all built from the same
+ * publications; the gate's hooks feed the payment metrics.
  */
 export function buildApplication(options: ApplicationOptions): FeeServiceApplication {
   const { config, capabilities, payments, logger } = options;
@@ -105,6 +94,7 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     snapshots: capabilities.snapshots,
     ...(options.clock ? { now: () => options.clock!.now() } : {}),
   });
+  const exchanges = createPaidExchanges();
   const gate = createPaymentGate({
     routes: table,
     schemes: payments.schemes,
@@ -131,7 +121,9 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
       error: (fields, message) => logger.error(fields, message),
     },
     hooks: {
-      // Transfers once each (never a replay); a replay is told apart per request (mountGate).
+      // Each paid request's outcome for the metrics: matched, challenged or replayed.
+      ...exchanges.hooks,
+      // Transfers once each (never a replay); a replay is told apart per request (exchanges).
       onTransfer: (event) => metrics.observeTransfer({ route: event.route, via: event.via }),
       onSettled: (payment, receipt) =>
         logger.info(
@@ -227,23 +219,7 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     metricsAccess: { token: config.metrics.token, elsewhere: config.metrics.port !== undefined },
     pageRoutes: createDashboardRoutes({ source: dashboard, title: 'Bitcoin fee dashboard' }),
   });
-  // One route match per request: the edge asks first, then the gate's adapter and the metrics.
-  const isPaid = rememberLastPaidCheck((method, target) => gate.isPaid(method, target));
-  const edge = createEdge({ table: () => gate.routes, publications, env, isPaid });
-  const replays = new WeakSet<IncomingMessage>();
-  const mountGate = Object.create(gate, {
-    isPaid: { value: isPaid },
-    handle: {
-      value: async (view: RequestView) => {
-        const outcome = await gate.handle(view);
-        if (outcome.kind === 'replay') {
-          const req = incomingOf(view.raw);
-          if (req) replays.add(req);
-        }
-        return outcome;
-      },
-    },
-  }) as TollboothGate;
+  const edge = createEdge({ gate, publications, env });
   const ownLimits = new Map<string, NamedRateLimit>();
   for (const p of publications) {
     const limit = p.availability === 'active' ? p.resource.rateLimit?.(config) : undefined;
@@ -260,18 +236,8 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     readiness,
     routes,
     edge,
-    isPaid,
-    mountGate,
-    replayed: (req) => replays.has(req),
+    exchanges,
     label: createRouteLabeler(routes),
     ownLimits: [...ownLimits.values()],
   };
-}
-
-/** The Node request under a framework's own request object (Express's is one; Fastify `.raw`, Koa `.req`). */
-function incomingOf(raw: unknown): IncomingMessage | undefined {
-  if (raw instanceof IncomingMessage) return raw;
-  const wrapper = raw as { raw?: unknown; req?: unknown } | undefined;
-  const inner = wrapper?.raw ?? wrapper?.req;
-  return inner instanceof IncomingMessage ? inner : undefined;
 }

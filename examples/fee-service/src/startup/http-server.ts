@@ -5,9 +5,9 @@ import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
 import { createCors } from '../http/cors';
 import { errorResult, requestIdOf } from '../http/respond';
-import type { PaidCheck } from '../http/routes';
 import { paymentOutcomeOf, type ServiceMetrics } from '../metrics';
 import type { CleanupStack } from './cleanup';
+import type { PaidExchanges } from './paid-exchanges';
 
 /** When a response's request arrived (performance.now(), ms). */
 const STARTED = Symbol('fee-service.started');
@@ -17,9 +17,13 @@ type Timed = ServerResponse & { [STARTED]?: number };
 export interface RequestObservers {
   label(method: string, path: string): string;
   metrics: ServiceMetrics;
-  isPaid: PaidCheck;
-  /** Whether the gate answered this request with a settled payment's stored response (a replay). */
-  replayed?(req: IncomingMessage): boolean;
+  /** What the gate's lifecycle hooks reported of each request; requests are dispatched in its scope. */
+  exchanges: PaidExchanges;
+  /**
+   * `TollboothGate.isPaid`: asked only of a 429 or 405 the gate's hooks did not see (the rate limit
+   * answers before the gate; a paid path's other methods match no route).
+   */
+  isPaid(method: string, target: string): boolean;
   /** The methods served at a path: a CORS preflight's `Access-Control-Allow-Methods`. */
   methodsOf?(path: string): readonly string[];
 }
@@ -82,11 +86,16 @@ export async function startHttpServer(
     const route = observers.label(method, path);
     const seconds = (performance.now() - this[STARTED]!) / 1000;
     observers.metrics.observeRequest({ method, route, status: this.statusCode }, seconds);
-    // The raw target, as the gate matches it (it decodes the path itself).
-    if (observers.isPaid(method, target)) {
-      const paid = req.headers['payment-signature'] !== undefined || req.headers['x-payment'] !== undefined;
-      const replayed = observers.replayed?.(req) ?? false;
-      observers.metrics.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode, paid, replayed) });
+    const exchange = observers.exchanges.of(this);
+    if (exchange) {
+      const outcome = paymentOutcomeOf(this.statusCode, !exchange.challenged, exchange.replayed);
+      observers.metrics.observePayment({ route, outcome });
+    } else if (
+      (this.statusCode === 429 || this.statusCode === 405) &&
+      // The raw target, as the gate matches it (it decodes the path itself).
+      observers.isPaid(method, target)
+    ) {
+      observers.metrics.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode, false) });
     }
     if (this.statusCode === 429) {
       logger.info({ method, route, client: req.socket.remoteAddress }, 'rate limited (429)');
@@ -152,7 +161,8 @@ export async function startHttpServer(
     url,
     baseUrl: config.publicBaseUrl ?? url,
     attach(handler, observe) {
-      dispatch = handler;
+      // Each request runs in its exchange's scope: the gate's hooks find the response they are about.
+      dispatch = (req, res) => observe.exchanges.dispatch(handler, req, res);
       observers = observe;
     },
     async drain(timeoutMs) {
