@@ -111,7 +111,6 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
   const { ledger, schemes, now, logger } = options;
   const batch = options.batch ?? LEDGER_RECONCILER_DEFAULTS.batch;
   const maxBackoffMs = options.maxBackoffMs ?? LEDGER_RECONCILER_DEFAULTS.maxBackoffMs;
-  const store = ledger.store;
   const owner = ledger.owner('reconciler');
   const startedAt = now();
   const totals: ReconcilerStats = { ...emptyRound(), rounds: 0, lastRoundAt: 0 };
@@ -224,7 +223,7 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
     round.examined += 1;
     if (entry.state === 'claimed' || entry.state === 'verified') {
       // Nothing was spent: verify passed at most. A retry claims it afresh.
-      if (await store.remove(entry.id, { state: [entry.state], owner: entry.owner })) {
+      if (await ledger.dropClaim(entry)) {
         round.released += 1;
         logger?.info?.(
           { id: entry.id, route: entry.route, from: entry.state },
@@ -261,10 +260,10 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
   async function round(): Promise<ReconcileRound> {
     const result = emptyRound();
     const at = now();
-    const found = await store.query({ state: RESOLVABLE, leaseUntilBefore: at, limit: batch });
+    const found = await ledger.query({ state: RESOLVABLE, leaseUntilBefore: at, limit: batch });
     if (firstRound) {
       // This instance's entries from before it started: their process is gone, whatever the lease says.
-      const own = await store.query({ state: RESOLVABLE, limit: batch });
+      const own = await ledger.query({ state: RESOLVABLE, limit: batch });
       for (const entry of own) {
         if (ledger.isOwnInstance(entry) && entry.updatedAt < startedAt && !ledger.leases.holds(entry))
           found.push(entry);

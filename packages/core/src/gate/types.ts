@@ -1,4 +1,4 @@
-import type { LedgerEntry, LedgerResolution, StoredResponse } from '../ledger/types';
+import type { HandlerResponse, LedgerEntry, LedgerResolution, StoredResponse } from '../ledger/types';
 import type {
   PaymentPayload,
   PaymentPayloadV1,
@@ -36,12 +36,7 @@ export interface RequestView {
 export type GateResponse = StoredResponse;
 
 /** What the handler produced, as captured by the adapter. */
-export interface HandlerResponse {
-  status: number;
-  /** Lower-case header names. */
-  headers: Record<string, string | string[]>;
-  body: Uint8Array;
-}
+export type { HandlerResponse } from '../ledger/types';
 
 /** A payment the gate accepted for a request; passed back to `finish` or `release`. */
 export interface PaidRequest {
@@ -71,8 +66,17 @@ export type Outcome =
   | { kind: 'respond'; response: GateResponse }
   /** The payment was already settled for this resource: send the stored response again. */
   | { kind: 'replay'; response: GateResponse; entry: LedgerEntry }
-  /** Run the handler, buffer its response, then call `finish`. */
-  | { kind: 'proceed'; payment: PaidRequest };
+  /**
+   * Run the handler and buffer its response, then call `settle` with it (it settles unless the
+   * handler failed, and returns exactly what to send; never throws), or `release` when the
+   * handler threw (nothing is charged). Only the first of them acts.
+   */
+  | {
+      kind: 'proceed';
+      payment: PaidRequest;
+      settle(response: HandlerResponse): Promise<GateResponse>;
+      release(): Promise<void>;
+    };
 
 /** A transfer the ledger learnt of: one per payment that moved money, whoever confirmed it. */
 export interface TransferEvent {
@@ -147,8 +151,11 @@ export interface GateHooks {
 /** The framework-neutral payment gate. */
 export interface PaymentGate {
   handle(request: RequestView): Promise<Outcome>;
-  /** Settles (unless the handler failed) and returns exactly what to send. Never throws. */
+  /**
+   * Settles (unless the handler failed) and returns exactly what to send. Never throws. The same
+   * as the `proceed` outcome's own `settle`.
+   */
   finish(payment: PaidRequest, response: HandlerResponse): Promise<GateResponse>;
-  /** The handler threw: release the claim, nothing is charged. */
+  /** The handler threw: release the claim, nothing is charged. The same as the outcome's `release`. */
   release(payment: PaidRequest): Promise<void>;
 }

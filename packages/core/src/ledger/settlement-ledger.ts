@@ -1,13 +1,17 @@
-import { mergeHeaderList } from '../gate/header-list';
-import type { HandlerResponse } from '../gate/types';
 import { encodeHeader } from '../protocol/codec';
 import type { SettleResponse } from '../protocol/schemas';
 import type { PaymentIdentity } from '../scheme';
+import { mergeHeaderList } from './header-list';
 import { LeaseKeeper } from './lease-keeper';
 import {
+  type ClaimResult,
+  type HandlerResponse,
+  type IdentifierBinding,
   IN_FLIGHT_STATES,
   type LedgerEntry,
   type LedgerPatch,
+  type LedgerQuery,
+  type LedgerResolution,
   type LedgerState,
   type LedgerStore,
   type StoredResponse,
@@ -149,6 +153,54 @@ export class SettlementLedger {
       { state: [entry.state], owner: entry.owner },
       { state: entry.state, owner, leaseUntil: this.leaseUntil(), ...patch },
     );
+  }
+
+  /** The entry of a payment, if the ledger has one. */
+  get(id: PaymentIdentity): Promise<LedgerEntry | undefined> {
+    return this.store.get(id);
+  }
+
+  /** Claims a new entry (from `newEntry`), or gives back the one already there. */
+  claim(entry: LedgerEntry): Promise<ClaimResult> {
+    return this.store.claim(entry);
+  }
+
+  /** Entries matching a query (the reconciler's rounds). */
+  query(query: LedgerQuery): Promise<LedgerEntry[]> {
+    return this.store.query(query);
+  }
+
+  /** The binding of a payment identifier key, if there is one. */
+  identifier(key: string): Promise<IdentifierBinding | undefined> {
+    return this.store.getIdentifier(key);
+  }
+
+  /**
+   * Binds a payment identifier to a payment, or to the one of `replaces` that charged nothing;
+   * returns the binding that holds now (another payment's, when it was first).
+   */
+  bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity): Promise<IdentifierBinding> {
+    return this.store.bindIdentifier(binding, replaces);
+  }
+
+  /**
+   * Takes over an in-flight entry whose owner stopped renewing its lease. A claim that spent
+   * nothing is removed; a settlement it started may have landed, so that entry becomes uncertain
+   * with `resolution`, free at once. Whether this call made the change.
+   */
+  async adoptAbandoned(entry: LedgerEntry, resolution: LedgerResolution): Promise<boolean> {
+    if (entry.state !== 'settling') return this.dropClaim(entry);
+    const taken = await this.store.update(
+      entry.id,
+      { state: ['settling'], owner: entry.owner },
+      { state: 'uncertain', leaseUntil: 0, resolution },
+    );
+    return taken !== undefined;
+  }
+
+  /** Removes an entry still in the state and with the owner it was read with. */
+  dropClaim(entry: Pick<LedgerEntry, 'id' | 'owner' | 'state'>): Promise<boolean> {
+    return this.store.remove(entry.id, { state: [entry.state], owner: entry.owner });
   }
 
   /** Whether the lease on an entry ran out (its owner died or hung) at `now`. */

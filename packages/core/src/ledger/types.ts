@@ -61,6 +61,14 @@ export interface StoredResponse {
   body: Uint8Array;
 }
 
+/** What a handler produced, as an adapter captured it: the answer the ledger stores once paid. */
+export interface HandlerResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string | string[]>;
+  body: Uint8Array;
+}
+
 export interface LedgerEntry {
   id: PaymentIdentity;
   state: LedgerState;

@@ -1,8 +1,8 @@
 import { isAscii } from 'node:buffer';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { buffer } from 'node:stream/consumers';
-import { mergeHeaderList } from '../gate/header-list';
 import type { GateResponse, HandlerResponse } from '../gate/types';
+import { mergeHeaderList } from '../ledger/header-list';
 
 /**
  * A framework's response headers as the gate takes them: lower-case names, strings or string

@@ -1,0 +1,164 @@
+import type { ClaimResult, LedgerEntry } from '../ledger/types';
+import { fromExisting } from './existing-entry';
+import { codeForReason } from './match-requirements';
+import {
+  type IdentifiedRequest,
+  type PaymentClaim,
+  type PaymentContext,
+  RETRY,
+  releaseQuietly,
+  startFlight,
+} from './payment-context';
+import { proceed } from './proceed';
+import { errorResponse, respond } from './responses';
+import { type GateRuntime, reject } from './runtime';
+import { settleNow } from './settle-step';
+import type { Outcome, PaidRequest } from './types';
+
+/** `claimAndAnswer` claimed a payment but its identifier is bound to another payment now: look again. */
+export const IDENTIFIER_TAKEN = Symbol('identifier-taken');
+
+/**
+ * Claims the payment in the ledger and answers it; with an identifier, binds the identifier to
+ * the claimed payment first, or gives the claim back (`IDENTIFIER_TAKEN`) when another payment
+ * holds the identifier now.
+ */
+export async function claimAndAnswer(
+  rt: GateRuntime,
+  base: PaymentClaim,
+  paid: PaidRequest,
+  identified?: IdentifiedRequest,
+): Promise<Outcome | typeof IDENTIFIER_TAKEN> {
+  const { match, requestId } = base;
+  const { ledger } = rt;
+  const id = base.entry.id;
+  let attempts = 0;
+  while (attempts < 8) {
+    const running = ledger.flight(id);
+    if (running) {
+      // Single-flight: wait for this process's request with the same payment, then answer from
+      // the ledger without queueing behind each other when the answer is final.
+      await running;
+      const entry = await ledger.get(id).catch(() => undefined);
+      if (entry && ((entry.state === 'settled' && entry.response) || entry.state === 'rejected')) {
+        const result = await fromExisting(rt, { ...base, endFlight: () => {} }, paid, entry);
+        if (result !== RETRY) return result;
+      }
+      continue;
+    }
+    attempts++;
+    const ctx = startFlight(rt, base);
+    let claimed: ClaimResult;
+    const fresh = ledger.newEntry({
+      id,
+      owner: ctx.entry.owner,
+      resource: match.resourceUrl,
+      route: match.route.key,
+      network: ctx.v2Requirement.network,
+      payer: paid.payer,
+      payload: ctx.wirePayload,
+      requirements: ctx.wireRequirement,
+      validBefore: ctx.validBefore,
+    });
+    try {
+      claimed = await ledger.claim(fresh);
+    } catch (error) {
+      ctx.endFlight();
+      rt.logger?.error({ err: error, requestId }, 'ledger claim failed');
+      return respond(errorResponse('ledger_unavailable', requestId));
+    }
+    if (claimed.acquired) {
+      ledger.leases.hold(ctx.entry, 'claimed');
+      if (identified && !(await bindIdentifier(rt, ctx, identified, fresh))) return IDENTIFIER_TAKEN;
+      try {
+        return await verifyAndProceed(rt, ctx, paid);
+      } catch (error) {
+        // Only a claim that spent nothing (claimed/verified) can be released; anything later stays.
+        await releaseQuietly(rt, ctx);
+        throw error;
+      }
+    }
+    try {
+      const result = await fromExisting(rt, ctx, paid, claimed.entry);
+      if (result !== RETRY) {
+        // A `proceed` keeps the flight until its `settle`/`release`.
+        if (result.kind !== 'proceed') ctx.endFlight();
+        return result;
+      }
+    } catch (error) {
+      ctx.endFlight();
+      throw error;
+    }
+    ctx.endFlight();
+  }
+  return respond(errorResponse('payment_in_progress', requestId));
+}
+
+/**
+ * Binds the identifier to a payment this request just claimed. `false` (the claim given back)
+ * when another payment holds the identifier; a store failure gives the claim back and throws.
+ */
+async function bindIdentifier(
+  rt: GateRuntime,
+  ctx: PaymentContext,
+  identified: IdentifiedRequest,
+  fresh: LedgerEntry,
+): Promise<boolean> {
+  let bound: Awaited<ReturnType<GateRuntime['ledger']['bindIdentifier']>>;
+  try {
+    bound = await rt.ledger.bindIdentifier(
+      {
+        key: identified.key,
+        fingerprint: identified.fingerprint,
+        entry: fresh.id,
+        createdAt: fresh.createdAt,
+        expiresAt: fresh.expiresAt,
+      },
+      identified.replaces,
+    );
+  } catch (error) {
+    await releaseQuietly(rt, ctx);
+    throw error;
+  }
+  if (bound.entry === fresh.id && bound.fingerprint === identified.fingerprint) return true;
+  await releaseQuietly(rt, ctx);
+  return false;
+}
+
+/** Verifies a fresh claim with the facilitator; settles at once on a route that settles first. */
+async function verifyAndProceed(rt: GateRuntime, ctx: PaymentContext, paid: PaidRequest): Promise<Outcome> {
+  const { match, requestId } = ctx;
+  let verdict: Awaited<ReturnType<GateRuntime['facilitator']['verify']>>;
+  try {
+    verdict = await rt.facilitator.verify(ctx.wirePayload, ctx.wireRequirement);
+  } catch (error) {
+    await releaseQuietly(rt, ctx);
+    rt.logger?.warn({ err: error, requestId }, 'facilitator verify failed');
+    return respond(errorResponse('facilitator_unavailable', requestId));
+  }
+  if (!verdict.isValid) {
+    await releaseQuietly(rt, ctx);
+    const reason = verdict.invalidReason ?? 'invalid';
+    return reject(
+      rt,
+      match,
+      requestId,
+      codeForReason(reason, 'payment_verification_failed'),
+      verdict.invalidMessage ?? reason,
+    );
+  }
+  const verified = await rt.ledger.transition(ctx.entry, ['claimed'], { state: 'verified' });
+  if (!verified) {
+    ctx.endFlight();
+    return respond(errorResponse('payment_in_progress', requestId));
+  }
+  if (ctx.route.settle === 'before-handler') {
+    const settled = await settleNow(rt, ctx, undefined, ['verified']);
+    if (settled.kind !== 'settled') {
+      ctx.endFlight();
+      return respond(settled.response);
+    }
+    paid.settlement = settled.receipt;
+  }
+  return proceed(rt, ctx, paid);
+}

@@ -1,0 +1,111 @@
+import type { FacilitatorClient } from '../facilitator/types';
+import type { LedgerStore } from '../ledger/types';
+import type { PaywallOptions } from '../paywall/paywall-options';
+import { DEFAULT_MAX_PAYMENT_HEADER_BYTES } from '../protocol/codec';
+import type { RouteTable } from '../routes/compile-routes';
+import type { RoutesConfig } from '../routes/types';
+import type { SchemeServer } from '../scheme';
+import type { LedgerReconciler } from './reconciler';
+import type { GateHooks, PaymentGate } from './types';
+
+/** A pino-compatible logger; the gate warns and reports errors, the reconciler says what it did at info. */
+export interface GateLogger {
+  info?(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface PaymentGateOptions {
+  /** The paid routes: a config (compiled here) or a table from `compileRoutes`. */
+  routes: RoutesConfig | RouteTable;
+  /** Scheme servers: resolve prices, pre-verify payloads, reconcile uncertain settlements. */
+  schemes: readonly SchemeServer[];
+  facilitator: FacilitatorClient;
+  /** Settlement ledger store. Default: a new in-memory store (one process only). */
+  ledger?: LedgerStore;
+  /** Public origin of the API, used for resource URLs and canonical rules (when `routes` is a config). */
+  baseUrl?: string;
+  /** Longest payment header accepted, characters. Default 16 KiB. */
+  maxPaymentHeaderBytes?: number;
+  /** How long a duplicate waits for a payment in flight on another instance before 409, ms. Default 10 000. */
+  inFlightWaitMs?: number;
+  /** Poll interval of that wait, ms. Default 100. */
+  pollIntervalMs?: number;
+  /**
+   * How long a claim holds before another instance (or the reconciler) may take it over, ms. The
+   * lease of an entry a request is working on is renewed every third of it, so it only runs out
+   * when the process died or hung. Default 10 000.
+   */
+  leaseMs?: number;
+  /**
+   * How often the background reconciler looks for uncertain settlements and entries of dead
+   * instances, ms; 0 turns it off (then only retries resolve them). Default 2 000.
+   */
+  reconcileIntervalMs?: number;
+  /**
+   * Refuse to start when a paid route's scheme has no chain reader (it cannot reconcile uncertain
+   * settlements, so a lost settle answer stays a 502). Default false: the gate warns once instead.
+   */
+  requireChainReader?: boolean;
+  /**
+   * What a request gets at a paid route's path with a method no paid route there serves:
+   * `method-not-allowed` answers 405 with `Allow` (default); `pass` lets it through to the
+   * application (when it serves other methods there for free).
+   */
+  otherMethods?: 'method-not-allowed' | 'pass';
+  /**
+   * Answer a browser with a page that pays with its wallet: a GET whose `Accept` names HTML and
+   * not JSON gets the 402 as an HTML page, with the same status and `PAYMENT-REQUIRED` header
+   * (docs/paywall.md). Machine clients are unaffected. Default false.
+   */
+  paywall?: boolean | PaywallOptions;
+  /** How long entries are kept after their authorization expired, ms. Default 86 400 000. */
+  retentionMs?: number;
+  /**
+   * Longest request body the gate fingerprints for a payment carrying a payment identifier, bytes;
+   * a longer one answers 413 `request_body_too_large`. Default 1 048 576.
+   */
+  maxIdentifiedBodyBytes?: number;
+  /** Identifies this process in ledger owners. Default: random. */
+  instanceId?: string;
+  hooks?: GateHooks;
+  logger?: GateLogger;
+  /** Epoch ms clock (tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+export const PAYMENT_GATE_DEFAULTS = {
+  maxPaymentHeaderBytes: DEFAULT_MAX_PAYMENT_HEADER_BYTES,
+  inFlightWaitMs: 10_000,
+  pollIntervalMs: 100,
+  leaseMs: 10_000,
+  reconcileIntervalMs: 2_000,
+  retentionMs: 86_400_000,
+  maxIdentifiedBodyBytes: 1_048_576,
+} as const;
+
+/** What `/readyz` needs to know: can the gate take payments, and can it judge uncertain ones. */
+export interface GateReadiness {
+  ready: boolean;
+  facilitator: { ok: boolean; detail?: string };
+  /** Per network of a paid route: whether its scheme's chain reader answers. */
+  chain: Record<string, { ok: boolean; detail?: string }>;
+}
+
+/** The gate, plus what adapters and discovery need to see. */
+export interface TollboothGate extends PaymentGate {
+  readonly routes: RouteTable;
+  readonly ledger: LedgerStore;
+  /** The background reconciler (started with the gate unless `reconcileIntervalMs` is 0). */
+  readonly reconciler: LedgerReconciler;
+  /** Asks the facilitator (`/supported`) and each paid network's chain reader whether they answer. */
+  readiness(): Promise<GateReadiness>;
+  /** Stops the reconciler and the lease renewals (the store is the caller's to close). */
+  close(): Promise<void>;
+  /**
+   * Whether `handle` could answer anything but `pass` for this method and request target
+   * (origin-form or absolute). Synchronous, so an adapter lets free routes and preflights
+   * through without a promise: the gate costs them one route-table lookup.
+   */
+  isPaid(method: string, target: string): boolean;
+}
