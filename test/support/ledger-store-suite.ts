@@ -613,7 +613,12 @@ export function describeLedgerStore(
       const store = await openStore();
       const at = Date.now() + 10 * HOUR;
       const expired = [
-        buildLedgerEntry({ state: 'settled', transaction: '0xpurge', expiresAt: at - 1000 }),
+        buildLedgerEntry({
+          state: 'settled',
+          transaction: '0xpurge',
+          response: response(ALL_BYTES),
+          expiresAt: at - 1000,
+        }),
         buildLedgerEntry({ state: 'rejected', payer: '0xpurged', expiresAt: at - 1 }),
       ];
       const kept = [
@@ -630,6 +635,52 @@ export function describeLedgerStore(
       expect(await store.query({ payer: '0xpurged' })).toEqual([]);
       expect(await store.purgeExpired(at)).toBe(0);
       expect((await store.claim(expired[0]!)).acquired).toBe(true);
+    });
+
+    it('never purges a settled entry that holds no answer yet, and purges it once its answer is stored', async () => {
+      // Settled before its handler ran and the answer never produced: its payer is served whenever
+      // it retries (the gate runs the handler then), so the entry outlives its expiry — here one
+      // already past on the real clock too, as a store that expires keys itself would see it.
+      const store = await openStore();
+      const past = Date.now() - 1000;
+      const at = Date.now() + 10 * HOUR;
+      const receipt = { success: true, transaction: '0xpending' };
+      const settledFirst = buildLedgerEntry({ state: 'settling', transaction: '0xpending' });
+      await store.claim(settledFirst);
+      await store.update(
+        settledFirst.id,
+        { state: ['settling'] },
+        { state: 'settled', receipt, expiresAt: past },
+      );
+      const claimedSettled = buildLedgerEntry({ state: 'settled', receipt, expiresAt: past });
+      await store.claim(claimedSettled);
+      const answered = buildLedgerEntry({
+        state: 'settled',
+        receipt,
+        response: response(ALL_BYTES),
+        expiresAt: at - 1,
+      });
+      await store.claim(answered);
+
+      expect(await store.purgeExpired(at)).toBe(1);
+      expect(await store.get(answered.id)).toBeUndefined();
+      for (const entry of [settledFirst, claimedSettled]) {
+        expect(await store.get(entry.id)).toMatchObject({ state: 'settled', expiresAt: past });
+        expect((await store.get(entry.id))?.response).toBeUndefined();
+      }
+      expect((await store.query({ state: 'settled' })).map((e) => e.id).sort()).toEqual(
+        [settledFirst.id, claimedSettled.id].sort(),
+      );
+
+      // The answer produced on the payer's retry: the entry expires as any other.
+      await store.update(
+        settledFirst.id,
+        { state: ['settled'] },
+        { state: 'settled', response: response(ALL_BYTES) },
+      );
+      await store.purgeExpired(at);
+      expect(await store.get(settledFirst.id)).toBeUndefined();
+      expect(await store.get(claimedSettled.id)).toBeDefined();
     });
 
     // Only stores that keep data outside the process get these two (the memory store does not).

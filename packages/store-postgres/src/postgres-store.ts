@@ -245,7 +245,12 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
 
   const purge = async (now: number): Promise<number> => {
     await ready();
-    const result = await pool.query(`DELETE FROM ${table} WHERE expires_at < $1`, [now]);
+    // A settled entry without its answer is kept: its payer is served whenever it retries
+    // (docs/ledger.md#purging).
+    const result = await pool.query(
+      `DELETE FROM ${table} WHERE expires_at < $1 AND NOT (state = 'settled' AND response_status IS NULL)`,
+      [now],
+    );
     const bindings = await pool.query(`DELETE FROM ${identifiers} WHERE expires_at < $1`, [now]);
     return (result.rowCount ?? 0) + (bindings.rowCount ?? 0);
   };

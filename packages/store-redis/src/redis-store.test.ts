@@ -76,7 +76,10 @@ describe('createRedisLedgerStore', () => {
         keyPrefix: `${run}expiry:`,
         purgeIntervalMs: 0,
       });
-      const entry = buildEntry({ expiresAt: Date.now() + 60_000 });
+      const entry = buildEntry({
+        expiresAt: Date.now() + 60_000,
+        response: { status: 200, headers: {}, body: Uint8Array.from([123, 125]) },
+      });
       await store.claim(entry);
       // Redis holds the entry until exactly expiresAt (read from the key the store wrote)...
       const key = `${run}expiry:e:${entry.id}`;
@@ -100,6 +103,30 @@ describe('createRedisLedgerStore', () => {
       // Redis deleted the entry itself, so nothing is counted, but every index member goes.
       expect(await store.purgeExpired(entry.expiresAt + 1)).toBe(0);
       expect(await keys()).toEqual([]);
+      await store.close();
+    });
+
+    it('gives a settled entry no expiry while it holds no answer, and its expiresAt once it does', async () => {
+      const store = createRedisLedgerStore({
+        redis: redisUrl,
+        keyPrefix: `${run}pending:`,
+        purgeIntervalMs: 0,
+      });
+      const entry = buildEntry({ expiresAt: Date.now() + 60_000 });
+      await store.claim(entry);
+      const key = `${run}pending:e:${entry.id}`;
+      // -1: the key exists and has no expiry.
+      expect(await admin.pexpiretime(key)).toBe(-1);
+      expect(await admin.zscore(`${run}pending:expires`, entry.id)).toBe('inf');
+      await store.update(
+        entry.id,
+        { state: ['settled'] },
+        { state: 'settled', response: { status: 200, headers: {}, body: Uint8Array.from([123, 125]) } },
+      );
+      expect(await admin.pexpiretime(key)).toBe(entry.expiresAt);
+      expect(Number(await admin.zscore(`${run}pending:expires`, entry.id))).toBe(entry.expiresAt);
+      await store.purgeExpired(entry.expiresAt + 1);
+      expect(await store.get(entry.id)).toBeUndefined();
       await store.close();
     });
 

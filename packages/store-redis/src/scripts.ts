@@ -3,9 +3,10 @@
  * change and the index updates it implies happen together or not at all.
  *
  * Keys, under the store's prefix `P`:
- * - `P e:<id>`          hash: the entry's fields (see `encodeFields` in redis-store.ts); PEXPIREAT expiresAt
+ * - `P e:<id>`          hash: the entry's fields (see `encodeFields` in redis-store.ts); PEXPIREAT expiresAt,
+ *                        none while it is settled without its answer
  * - `P created`         sorted set of all ids, scored by createdAt (newest-first listing)
- * - `P expires`         sorted set of all ids, scored by expiresAt (purge)
+ * - `P expires`         sorted set of all ids, scored by expiresAt (purge; +inf while settled without its answer)
  * - `P state:<state>`   sorted set per state, scored by createdAt
  * - `P tx:<hash>`       sorted set per transaction hash, scored by createdAt
  * - `P payer:<payer>`   sorted set per payer, scored by createdAt
@@ -35,10 +36,13 @@ local function unindex(P, id)
   end
 end
 
+-- A settled entry without its answer never expires until the answer is stored: its payer is
+-- served whenever it retries (docs/ledger.md#purging).
 local function index(P, id, key)
-  local f = redis.call('HMGET', key, 'state', 'createdAt', 'expiresAt', 'transaction', 'payer')
+  local f = redis.call('HMGET', key, 'state', 'createdAt', 'expiresAt', 'transaction', 'payer', 'response')
+  local keep = f[1] == 'settled' and not f[6]
   redis.call('ZADD', P .. 'created', f[2], id)
-  redis.call('ZADD', P .. 'expires', f[3], id)
+  redis.call('ZADD', P .. 'expires', keep and '+inf' or f[3], id)
   redis.call('ZADD', P .. 'state:' .. f[1], f[2], id)
   if f[4] then
     redis.call('ZADD', P .. 'tx:' .. f[4], f[2], id)
@@ -48,7 +52,7 @@ local function index(P, id, key)
     redis.call('ZADD', P .. 'payer:' .. f[5], f[2], id)
     redis.call('HSET', P .. 'refs:payer', id, f[5])
   end
-  redis.call('PEXPIREAT', key, f[3])
+  if keep then redis.call('PERSIST', key) else redis.call('PEXPIREAT', key, f[3]) end
 end
 
 -- ARGV from 'first': hasOwner ('1'/'0'), owner, n, state1 .. stateN. Returns whether the

@@ -171,7 +171,11 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     db.exec(`ALTER TABLE ${table} ADD COLUMN resolution TEXT`);
 
   const selectById = db.prepare<[string], LedgerRow>(`SELECT * FROM ${table} WHERE id = ?`);
-  const purgeEntries = db.prepare<[number]>(`DELETE FROM ${table} WHERE expires_at < ?`);
+  // A settled entry without its answer is kept: its payer is served whenever it retries
+  // (docs/ledger.md#purging).
+  const purgeEntries = db.prepare<[number]>(
+    `DELETE FROM ${table} WHERE expires_at < ? AND NOT (state = 'settled' AND response_status IS NULL)`,
+  );
   const purgeIdentifiers = db.prepare<[number]>(`DELETE FROM ${table}_identifiers WHERE expires_at < ?`);
   const purge = db.transaction(
     (now: number): number => purgeEntries.run(now).changes + purgeIdentifiers.run(now).changes,

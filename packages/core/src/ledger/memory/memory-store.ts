@@ -58,6 +58,14 @@ function resolveOptions(options: MemoryLedgerStoreOptions): Required<MemoryLedge
   return resolved;
 }
 
+/**
+ * A payment settled before its handler ran whose answer was never produced: its payer is served
+ * whenever it retries, so no store purges it until the answer is stored (docs/ledger.md#purging).
+ */
+function awaitsAnswer(entry: LedgerEntry): boolean {
+  return entry.state === 'settled' && entry.response === undefined;
+}
+
 /** Newest first: `createdAt` descending, then `id` descending (the order every store uses). */
 function newerFirst(a: LedgerEntry, b: LedgerEntry): number {
   if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
@@ -205,7 +213,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
   const purge = (at: number): number => {
     let purged = 0;
     for (const entry of entries.values()) {
-      if (entry.expiresAt < at) {
+      if (entry.expiresAt < at && !awaitsAnswer(entry)) {
         entries.delete(entry.id);
         unindex(entry);
         purged += 1;
