@@ -62,12 +62,10 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
     res.once('close', () => {
       if (!capture.ended) {
         capture.restore();
-        void gate.release(payment);
+        void outcome.release();
       }
     });
-    void capture.done.then(async (handled) =>
-      writeGateResponse(res, await gate.finish(payment, handled), before),
-    );
+    void capture.done.then(async (handled) => writeGateResponse(res, await outcome.settle(handled), before));
     // A throwing handler reaches Express's error handler, whose (≥ 400) response is captured too.
     next();
   };

@@ -3,6 +3,7 @@
 import {
   createPaymentGate,
   type GateResponse,
+  type Outcome,
   type PaidRequest,
   type PaymentGateOptions,
   type RouteConfig,
@@ -59,7 +60,13 @@ export type TollboothPluginOptions =
 const HEADERS_BEFORE = Symbol('tollbooth.headersBefore');
 /** The body of a gate answer sent from onRequest, handed to onSend as a Buffer. */
 const GATE_BODY = Symbol('tollbooth.gateBody');
-type Tracked = FastifyRequest & { [HEADERS_BEFORE]?: ReadonlySet<string>; [GATE_BODY]?: Buffer };
+/** The paid request's `proceed` outcome, settled in onSend. */
+const PROCEEDING = Symbol('tollbooth.proceeding');
+type Tracked = FastifyRequest & {
+  [HEADERS_BEFORE]?: ReadonlySet<string>;
+  [GATE_BODY]?: Buffer;
+  [PROCEEDING]?: Extract<Outcome, { kind: 'proceed' }>;
+};
 
 function send(reply: FastifyReply, response: GateResponse, before?: ReadonlySet<string>): FastifyReply {
   applyGateHeaders(
@@ -139,6 +146,7 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
       if (outcome.kind === 'pass') return done();
       if (outcome.kind === 'proceed') {
         request.payment = outcome.payment;
+        (request as Tracked)[PROCEEDING] = outcome;
         (request as Tracked)[HEADERS_BEFORE] = headerNamesOf(reply.getHeaders());
         return done();
       }
@@ -150,15 +158,15 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
   });
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    const payment = request.payment;
-    if (!payment) {
+    const proceeding = (request as Tracked)[PROCEEDING];
+    if (!proceeding) {
       // A gate answer nothing has transformed since (no compression hook before this one).
       const body = (request as Tracked)[GATE_BODY];
       return done(null, body !== undefined && payload === body ? sendableBody(body) : payload);
     }
     toBodyBytes(payload)
       .then((body) =>
-        current().finish(payment, {
+        proceeding.settle({
           status: reply.statusCode,
           headers: toHandlerHeaders(reply.getHeaders()),
           body,

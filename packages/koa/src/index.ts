@@ -84,10 +84,10 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
         // Settled before the handler: the payer hears that (receipt, retry the payload), not a bare 500.
         ctx.app.emit('error', error, ctx);
         const failed = { status: 500, headers: {}, body: new Uint8Array() };
-        return send(ctx, await gate.finish(payment, failed), before);
+        return send(ctx, await outcome.settle(failed), before);
       }
       // Nothing is settled for a handler that throws; Koa answers the error as usual.
-      await gate.release(payment);
+      await outcome.release();
       throw error;
     }
     const handled = {
@@ -95,7 +95,7 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
       headers: toHandlerHeaders(ctx.response.headers),
       body: await toBodyBytes(ctx.body),
     };
-    send(ctx, await gate.finish(payment, handled), before);
+    send(ctx, await outcome.settle(handled), before);
   };
   // Free routes and preflights go straight to the next middleware, without an async frame.
   const middleware: Middleware = (ctx, next) => {

@@ -32,7 +32,7 @@ function toBuffer(chunk: unknown, encoding?: unknown): Buffer | undefined {
  * const capture = captureResponse(res);
  * next();
  * const handled = await capture.done;
- * writeGateResponse(res, await gate.finish(payment, handled));
+ * writeGateResponse(res, await outcome.settle(handled));
  */
 export function captureResponse(res: ServerResponse): ResponseCapture {
   const chunks: Buffer[] = [];
