@@ -32,7 +32,8 @@ export type TollboothMiddleware = RequestHandler & { readonly gate: TollboothGat
  * @throws TollboothError `invalid_config` listing every configuration problem.
  * @example
  * app.use(tollbooth({
- *   routes: { 'GET /api/v1/fees/now': { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } } },
+ *   // Base Sepolia with the public test facilitator; Base mainnet needs one that settles it (docs/production.md).
+ *   routes: { 'GET /api/v1/fees/now': { accepts: { network: 'eip155:84532', payTo, price: '$0.001' } } },
  *   schemes: [createExactEvmScheme()],
  *   facilitator: createHttpFacilitatorClient({ url: 'https://x402.org/facilitator' }),
  * }));
