@@ -358,6 +358,8 @@ describe('OpenAPI 3.1.0 (docs/fee-service-contract.md#versioning)', () => {
       availability: 'paused',
       priceUsd: '0.001',
       accepts: [{ amount: '1000', maxTimeoutSeconds: 60 }],
+      // The fee service names every paid route's payments (docs/fee-service.md#payment-identifiers).
+      paymentIdentifier: { required: false },
     });
     expect(Object.keys(decision.responses).sort()).toEqual(['200', '400', '402', '502', '503']);
     expect(

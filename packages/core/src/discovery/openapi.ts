@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { TollboothError } from '../errors/tollbooth-error';
 import { PaymentRequired } from '../protocol/schemas';
+import type { RouteConfig } from '../routes/types';
 import { resolveBaseUrl } from './catalog';
 import { type JsonSchema, objectMembers, toJsonSchema } from './json-schema';
 import { memoByTable } from './memo';
@@ -190,10 +191,19 @@ function paidOperation(facts: RouteFacts, facilitatorUrl: string | undefined): R
       ...(facts.priceUsd !== undefined ? { priceUsd: facts.priceUsd } : {}),
       ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
       accepts: facts.route.requirements.map((r) => ({ ...r })),
+      ...paymentIdentifierInfo(facts.route.config.paymentIdentifier),
     },
   };
   if (availability === 'retired') operation.deprecated = true;
   return operation;
+}
+
+/** An idempotency key a client may (or must) send (docs/payment-identifier.md), as the route says. */
+function paymentIdentifierInfo(option: RouteConfig['paymentIdentifier']): {
+  paymentIdentifier?: { required: boolean };
+} {
+  if (!option) return {};
+  return { paymentIdentifier: { required: option !== true && option.required === true } };
 }
 
 function freeOperation(route: FreeRoute, templatePath: string): Record<string, unknown> {
