@@ -77,12 +77,12 @@ describe('admissionRefusal', () => {
   });
 
   it.each([
-    ['/paid#top', 400, 'invalid_request_target'],
-    ['/paused', 503, 'resource_paused'],
-    ['/retired', 410, 'resource_retired'],
-    ['/canonical?x=1', 400, 'non_canonical_request'],
-    ['https://other.example.com/canonical', 400, 'non_canonical_request'],
-  ])('refuses %s with %i %s', (target, status, code) => {
+    { target: '/paid#top', status: 400, code: 'invalid_request_target' },
+    { target: '/paused', status: 503, code: 'resource_paused' },
+    { target: '/retired', status: 410, code: 'resource_retired' },
+    { target: '/canonical?x=1', status: 400, code: 'non_canonical_request' },
+    { target: 'https://other.example.com/canonical', status: 400, code: 'non_canonical_request' },
+  ])('refuses $target with $status $code', ({ target, status, code }) => {
     const request = view(target);
     const response = admissionRefusal(request, matched(request), 'r-2');
     expect(response?.status).toBe(status);

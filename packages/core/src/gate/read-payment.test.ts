@@ -6,13 +6,7 @@ import { decodeHeaderJson, encodeHeader } from '../protocol/codec';
 import { PAYMENT_IDENTIFIER } from '../protocol/payment-identifier';
 import type { PaymentPayload, PaymentRequirements } from '../protocol/schemas';
 import { createScriptedFacilitator } from '../test-support/scripted-facilitator';
-import {
-  buildPayment,
-  createSimpleScheme,
-  type SimpleScheme,
-  TEST_PAY_TO,
-  TEST_PAYER,
-} from '../test-support/simple-scheme';
+import { buildPayment, createSimpleScheme, TEST_PAY_TO, TEST_PAYER } from '../test-support/simple-scheme';
 import type { Admitted } from './admit';
 import { AuthenticatedHeaders } from './authenticated-headers';
 import { parseGateOptions } from './config';
@@ -21,11 +15,11 @@ import type { GateRuntime } from './runtime';
 import type { Outcome } from './types';
 
 const BASE = 'https://api.example.com';
-const network = 'eip155:8453';
-const accepts = { network, payTo: TEST_PAY_TO, price: '$0.001', maxTimeoutSeconds: 60 };
+const accepts = { network: 'eip155:8453', payTo: TEST_PAY_TO, price: '$0.001', maxTimeoutSeconds: 60 };
+const { network } = accepts;
 
 let rt: GateRuntime;
-let scheme: SimpleScheme;
+let scheme: ReturnType<typeof createSimpleScheme>;
 let store: LedgerStore;
 type OnRejected = (requestId: string, code: string, message: string) => void;
 let onRejected: ReturnType<typeof vi.fn<OnRejected>>;
