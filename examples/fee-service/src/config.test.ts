@@ -59,7 +59,7 @@ describe('loadConfig', () => {
       payment: { payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' },
       ledgerUrl: 'postgres://postgres@127.0.0.1/test',
       rateLimit: { max: 5, redisUrl: 'redis://127.0.0.1:6379' },
-      metrics: { port: 9464, token: undefined },
+      metrics: { port: 9464, host: '0.0.0.0', token: undefined },
       trustProxy: true,
       logLevel: 'debug',
     });
@@ -209,7 +209,7 @@ describe('loadConfig', () => {
   });
 
   it('serves /metrics on the main port by default, and needs METRICS_PORT or METRICS_TOKEN in production with FACILITATOR_URL', () => {
-    expect(loadConfig({}).metrics).toEqual({ port: undefined, token: undefined });
+    expect(loadConfig({}).metrics).toEqual({ port: undefined, host: '127.0.0.1', token: undefined });
     const production = {
       PROFILE: 'production',
       FACILITATOR_URL: 'https://x402.org/facilitator',
@@ -224,10 +224,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...production, PROFILE: 'local' }).metrics.token).toBeUndefined();
     expect(loadConfig({ ...production, METRICS_PORT: '9464' }).metrics).toEqual({
       port: 9464,
+      host: '127.0.0.1',
       token: undefined,
     });
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' }).metrics.host).toBe('0.0.0.0');
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metrics.host).toBe('10.0.0.5');
+    expect(() => loadConfig({ METRICS_HOST: '10.0.0.5' })).toThrow(/METRICS_HOST: only with METRICS_PORT/);
     const token = 'a'.repeat(32);
-    expect(loadConfig({ ...production, METRICS_TOKEN: token }).metrics).toEqual({ port: undefined, token });
+    expect(loadConfig({ ...production, METRICS_TOKEN: token }).metrics).toEqual({
+      port: undefined,
+      host: '127.0.0.1',
+      token,
+    });
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16/);
     expect(() => loadConfig({ METRICS_TOKEN: 'has a space in it, long' })).toThrow(/METRICS_TOKEN/);
     expect(() => loadConfig({ PORT: '8080', METRICS_PORT: '8080' })).toThrow(

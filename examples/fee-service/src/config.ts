@@ -205,6 +205,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_PREFIX: optionalString,
   TRUST_PROXY: boolean.optional(),
   METRICS_PORT: integer(0, 65_535).optional(),
+  METRICS_HOST: optionalString,
   METRICS_TOKEN: z
     .string()
     .trim()
@@ -349,12 +350,13 @@ export interface ServiceConfig {
    */
   cors: { origins: CorsOrigins };
   /**
-   * Where `/metrics` is served. `port` (`METRICS_PORT`): a listener of its own on `host`, and the
+   * Where `/metrics` is served. `port` (`METRICS_PORT`): a listener of its own on `host`
+   * (`METRICS_HOST`, default `HOST`: a private interface a scraper reaches), and the
    * main port answers 404 there; `token` (`METRICS_TOKEN`): a bearer token every scrape must send.
    * Neither: open on the main port, refused in the production profile with `FACILITATOR_URL` (as
    * `RPC_URL` is: wherever real money flows).
    */
-  metrics: { port: number | undefined; token: string | undefined };
+  metrics: { port: number | undefined; host: string; token: string | undefined };
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownTimeoutMs: number;
 }
@@ -459,6 +461,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   ) {
     problems.push('METRICS_PORT: must differ from PORT (it is a listener of its own)');
   }
+  if (has('METRICS_HOST') && !has('METRICS_PORT')) {
+    problems.push('METRICS_HOST: only with METRICS_PORT (without it /metrics is served on PORT)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const kind = e.UPSTREAM ?? (CONFIG_DEFAULTS.UPSTREAM as UpstreamKind);
@@ -530,7 +535,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     trustProxy: e.TRUST_PROXY ?? CONFIG_DEFAULTS.TRUST_PROXY,
     cors: { origins: e.CORS_ORIGINS ?? CONFIG_DEFAULTS.CORS_ORIGINS },
-    metrics: { port: e.METRICS_PORT, token: e.METRICS_TOKEN },
+    metrics: {
+      port: e.METRICS_PORT,
+      host: e.METRICS_HOST ?? e.HOST ?? CONFIG_DEFAULTS.HOST,
+      token: e.METRICS_TOKEN,
+    },
     logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? CONFIG_DEFAULTS.SHUTDOWN_TIMEOUT_MS,
   };

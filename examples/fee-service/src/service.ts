@@ -161,7 +161,10 @@ export async function startFeeService(
       config.metrics.port === undefined
         ? undefined
         : await startMetricsServer(
-            { host: config.host, metrics: { port: config.metrics.port, token: config.metrics.token } },
+            {
+              host: config.metrics.host,
+              metrics: { port: config.metrics.port, token: config.metrics.token },
+            },
             app.metrics,
             cleanups,
           );

@@ -31,7 +31,11 @@ beforeAll(async () => {
       { simulator },
     );
   }
-  both = await startTestService({ ...env, METRICS_PORT: '0', METRICS_TOKEN: TOKEN }, { simulator });
+  // Another loopback address than the main port's: the listener binds METRICS_HOST.
+  both = await startTestService(
+    { ...env, METRICS_PORT: '0', METRICS_HOST: '127.0.0.2', METRICS_TOKEN: TOKEN },
+    { simulator },
+  );
 });
 afterAll(async () => {
   for (const service of [...Object.values(withToken), ...Object.values(withPort), both])
@@ -88,8 +92,10 @@ describe.each(FRAMEWORKS)('/metrics on the %s mount', (framework) => {
 });
 
 describe('the metrics listener', () => {
-  it('answers only GET and HEAD of /metrics, and asks the token when both are set', async () => {
+  it('listens on METRICS_HOST, answers only GET and HEAD of /metrics, and asks the token when both are set', async () => {
     const url = both.metricsUrl!;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.2:\d+\/metrics$/);
+    expect(new URL(both.url).hostname).toBe('127.0.0.1');
     expect((await scrape(url)).status).toBe(401);
     const served = await scrape(url, `Bearer ${TOKEN}`);
     expect(served.status).toBe(200);

@@ -9,7 +9,7 @@ import { encodeResult } from '../mount/shared';
 import type { CleanupStack } from './cleanup';
 
 /**
- * `/metrics` on a listener of its own (`METRICS_PORT`, on `HOST`), for a scraper on a private
+ * `/metrics` on a listener of its own (`METRICS_PORT`, on `METRICS_HOST`, default `HOST`), for a scraper on a private
  * network while the main port faces the proxy; `METRICS_TOKEN`, when set, is asked here too. It
  * answers GET and HEAD of `/metrics` only (404 elsewhere, 405 with `Allow` for another method)
  * and is closed with the service. Resolves with its URL, e.g. `http://127.0.0.1:9464/metrics`.
