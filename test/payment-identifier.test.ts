@@ -127,6 +127,17 @@ const CASES: StoreCase[] = [
   },
 ];
 
+/** The payer's entry in the store, read on a connection of its own. */
+async function storedEntryOf(c: StoreCase, payer: string) {
+  const store = await c.open();
+  try {
+    const [entry] = await store.query({ payer });
+    return entry;
+  } finally {
+    if (store !== memory) await store.close();
+  }
+}
+
 /** Two in-process instances on the store, each with its own connection to it. */
 async function twoInstances(c: StoreCase, log: string, label: string) {
   const instances = [];
@@ -247,13 +258,7 @@ for (const c of CASES) {
       expect(await transfersFrom(devnet, payer.address)).toHaveLength(1);
       expect(runs(log)).toBe(1);
 
-      const store = await c.open();
-      let stored: Awaited<ReturnType<LedgerStore['get']>>;
-      try {
-        [stored] = await store.query({ payer: payer.address });
-      } finally {
-        if (store !== memory) await store.close();
-      }
+      const stored = await storedEntryOf(c, payer.address);
       expect(stored).toMatchObject({ state: 'settled' });
 
       const retry = await read(await officialPay(payer.privateKey, id)(`${retryUrl}/paid-id`));
@@ -291,13 +296,7 @@ for (const c of CASES) {
       expect(await transfersFrom(devnet, payer.address)).toHaveLength(1);
       expect(runs(log)).toBe(1);
 
-      const store = await c.open();
-      let stored: Awaited<ReturnType<LedgerStore['get']>>;
-      try {
-        [stored] = await store.query({ payer: payer.address });
-      } finally {
-        await store.close();
-      }
+      const stored = await storedEntryOf(c, payer.address);
       expect(stored).toMatchObject({ state: 'settled', owner: expect.stringMatching(`^${label}-killed:`) });
 
       // The retry: the same identifier, a payload signed anew, another process.
