@@ -579,6 +579,50 @@ export function describeLedgerStore(
         expect(await store.getIdentifier(kept.key)).toEqual(kept);
       });
 
+      it('keeps a binding as long as the entry it names is kept, and purges it with its entry', async () => {
+        // The payer of a settled entry without its answer may retry with a freshly signed payload
+        // under the same identifier: the binding must still lead it to the entry it paid, or it
+        // would be charged again. Both expired on the real clock (the Redis store's own test
+        // covers a binding made before its entry was settled).
+        const store = await openStore();
+        const past = Date.now() - 1_000;
+        const at = Date.now() + 10 * HOUR;
+        const receipt = { success: true, transaction: '0xbound' };
+        const boundFirst = buildLedgerEntry({ state: 'settling' });
+        await store.claim(boundFirst);
+        await store.update(
+          boundFirst.id,
+          { state: ['settling'] },
+          { state: 'settled', receipt, expiresAt: past },
+        );
+        const first = binding({ entry: boundFirst.id, expiresAt: past });
+        expect(await store.bindIdentifier(first)).toEqual(first);
+        const settledFirst = buildLedgerEntry({ state: 'settled', receipt, expiresAt: past });
+        await store.claim(settledFirst);
+        const second = binding({ entry: settledFirst.id, expiresAt: past });
+        expect(await store.bindIdentifier(second)).toEqual(second);
+        const answered = buildLedgerEntry({ state: 'settled', receipt, response: response(ALL_BYTES) });
+        const gone = binding({ entry: answered.id, expiresAt: past });
+        await store.claim(answered);
+        await store.bindIdentifier(gone);
+
+        await store.purgeExpired(at);
+        expect(await store.getIdentifier(first.key)).toEqual(first);
+        expect(await store.getIdentifier(second.key)).toEqual(second);
+        expect(await store.getIdentifier(gone.key)).toBeUndefined();
+
+        // The answer stored: the binding expires with its entry.
+        await store.update(
+          boundFirst.id,
+          { state: ['settled'] },
+          { state: 'settled', response: response(ALL_BYTES) },
+        );
+        await store.purgeExpired(at);
+        expect(await store.get(boundFirst.id)).toBeUndefined();
+        expect(await store.getIdentifier(first.key)).toBeUndefined();
+        expect(await store.getIdentifier(second.key)).toEqual(second);
+      });
+
       if (options.durable) {
         it('keeps bindings across closing and reopening the store', async () => {
           const namespace = `bindings${++namespaces}`;

@@ -70,6 +70,9 @@ const COLUMNS = `id, state, resource, route, network, payer, payload::text AS pa
   response_status, response_headers::text AS response_headers, response_body, error::text AS error,
   resolution::text AS resolution, owner, lease_until, created_at, updated_at, expires_at`;
 
+/** Entries no purge deletes, whatever their `expires_at` (docs/ledger.md#purging). */
+const KEPT_PAST_EXPIRY = "(state = 'settled' AND response_status IS NULL)";
+
 /** `$n`, cast to jsonb for JSON columns (the value is always sent as JSON text). */
 const param = (column: string, n: number) =>
   LEDGER_JSON_COLUMNS.has(column as LedgerColumn) ? `$${n}::jsonb` : `$${n}`;
@@ -245,13 +248,17 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
 
   const purge = async (now: number): Promise<number> => {
     await ready();
-    // A settled entry without its answer is kept: its payer is served whenever it retries
-    // (docs/ledger.md#purging).
+    // A settled entry without its answer is kept, and so is a binding naming it: its payer is
+    // served whenever it retries, under the same identifier too (docs/ledger.md#purging).
     const result = await pool.query(
-      `DELETE FROM ${table} WHERE expires_at < $1 AND NOT (state = 'settled' AND response_status IS NULL)`,
+      `DELETE FROM ${table} WHERE expires_at < $1 AND NOT ${KEPT_PAST_EXPIRY}`,
       [now],
     );
-    const bindings = await pool.query(`DELETE FROM ${identifiers} WHERE expires_at < $1`, [now]);
+    const bindings = await pool.query(
+      `DELETE FROM ${identifiers} AS b WHERE b.expires_at < $1 AND NOT EXISTS
+         (SELECT 1 FROM ${table} AS e WHERE e.id = b.entry AND ${KEPT_PAST_EXPIRY})`,
+      [now],
+    );
     return (result.rowCount ?? 0) + (bindings.rowCount ?? 0);
   };
 

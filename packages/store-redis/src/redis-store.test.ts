@@ -130,6 +130,41 @@ describe('createRedisLedgerStore', () => {
       await store.close();
     });
 
+    it('gives a binding no expiry while its entry is kept, and its own expiresAt back once the answer is stored', async () => {
+      const store = createRedisLedgerStore({
+        redis: redisUrl,
+        keyPrefix: `${run}bound:`,
+        purgeIntervalMs: 0,
+      });
+      const entry = buildEntry({ state: 'settling', expiresAt: Date.now() + 60_000 });
+      const binding = {
+        key: '0xpayer:pay_bound',
+        fingerprint: 'f'.repeat(64),
+        entry: entry.id,
+        createdAt: Date.now(),
+        expiresAt: Date.now() + 30_000,
+      };
+      // Bound while the payment is in flight: the binding's own expiry.
+      await store.claim(entry);
+      await store.bindIdentifier(binding);
+      const key = `${run}bound:i:${binding.key}`;
+      expect(await admin.pexpiretime(key)).toBe(binding.expiresAt);
+      // Settled without its answer: the binding follows its entry (-1: no expiry).
+      await store.update(entry.id, { state: ['settling'] }, { state: 'settled' });
+      expect(await admin.pexpiretime(key)).toBe(-1);
+      await store.update(
+        entry.id,
+        { state: ['settled'] },
+        { state: 'settled', response: { status: 200, headers: {}, body: Uint8Array.from([123, 125]) } },
+      );
+      expect(await admin.pexpiretime(key)).toBe(binding.expiresAt);
+      // Purged with its entry, the entry's reference to its binding goes too.
+      await store.purgeExpired(entry.expiresAt + 1);
+      expect(await admin.exists(`${run}bound:e:${entry.id}`)).toBe(0);
+      expect(await admin.hexists(`${run}bound:refs:identifier`, entry.id)).toBe(0);
+      await store.close();
+    });
+
     it('honours the keyPrefix of a client it is given and leaves that client open', async () => {
       const client = new Redis(redisUrl, { keyPrefix: `${run}client:` });
       const store = createRedisLedgerStore({ redis: client, keyPrefix: 'ledger:', purgeIntervalMs: 0 });

@@ -12,6 +12,9 @@
  * - `P payer:<payer>`   sorted set per payer, scored by createdAt
  * - `P refs:tx`, `P refs:payer`  hashes id → transaction / payer, so the indexes of an entry that
  *                        Redis already expired can still be cleaned.
+ * - `P i:<key>`         hash: a payment-identifier binding; PEXPIREAT its expiresAt, none while the
+ *                        entry it names is kept (the binding follows its entry)
+ * - `P refs:identifier` hash id → the key of the binding naming that entry
  *
  * The keys are derived inside the scripts (the prefix is ARGV[1]): the store targets a single Redis
  * (standalone or Sentinel), not Redis Cluster.
@@ -38,9 +41,21 @@ end
 
 -- A settled entry without its answer never expires until the answer is stored: its payer is
 -- served whenever it retries (docs/ledger.md#purging).
+local function kept(state, response)
+  return state == 'settled' and not response
+end
+
+-- The binding naming an entry lives as long as the entry is kept: no expiry while it is, its own
+-- expiresAt again once it is not (a retry under the same identifier must find the entry).
+local function follow(bk, id, keep)
+  local b = redis.call('HMGET', bk, 'entry', 'expiresAt')
+  if b[1] ~= id then return end
+  if keep then redis.call('PERSIST', bk) else redis.call('PEXPIREAT', bk, b[2]) end
+end
+
 local function index(P, id, key)
   local f = redis.call('HMGET', key, 'state', 'createdAt', 'expiresAt', 'transaction', 'payer', 'response')
-  local keep = f[1] == 'settled' and not f[6]
+  local keep = kept(f[1], f[6])
   redis.call('ZADD', P .. 'created', f[2], id)
   redis.call('ZADD', P .. 'expires', keep and '+inf' or f[3], id)
   redis.call('ZADD', P .. 'state:' .. f[1], f[2], id)
@@ -53,6 +68,8 @@ local function index(P, id, key)
     redis.call('HSET', P .. 'refs:payer', id, f[5])
   end
   if keep then redis.call('PERSIST', key) else redis.call('PEXPIREAT', key, f[3]) end
+  local bound = redis.call('HGET', P .. 'refs:identifier', id)
+  if bound then follow(P .. 'i:' .. bound, id, keep) end
 end
 
 -- ARGV from 'first': hasOwner ('1'/'0'), owner, n, state1 .. stateN. Returns whether the
@@ -122,6 +139,7 @@ local ok = holds(key, 3)
 if not ok then return 0 end
 redis.call('DEL', key)
 unindex(P, id)
+redis.call('HDEL', P .. 'refs:identifier', id)
 return 1
 `;
 
@@ -133,6 +151,7 @@ local purged = 0
 for _, id in ipairs(ids) do
   purged = purged + redis.call('DEL', P .. 'e:' .. id)
   unindex(P, id)
+  redis.call('HDEL', P .. 'refs:identifier', id)
 end
 return {purged, #ids}
 `;
@@ -140,15 +159,18 @@ return {purged, #ids}
 /**
  * ARGV: prefix, key, fingerprint, entry, createdAt, expiresAt, replaces ('' for none) → the
  * binding's hash after the call. Stores the binding when the key is free or bound to `replaces`;
- * Redis deletes it itself at `expiresAt`.
+ * Redis deletes it itself at `expiresAt`, unless its entry is kept then (see `follow`).
  */
-export const BIND_IDENTIFIER_SCRIPT = `
-local k = ARGV[1] .. 'i:' .. ARGV[2]
+export const BIND_IDENTIFIER_SCRIPT = `${HELPERS}
+local P = ARGV[1]
+local k = P .. 'i:' .. ARGV[2]
 local current = redis.call('HGET', k, 'entry')
 if (not current) or (ARGV[7] ~= '' and current == ARGV[7]) then
   redis.call('DEL', k)
   redis.call('HSET', k, 'key', ARGV[2], 'fingerprint', ARGV[3], 'entry', ARGV[4], 'createdAt', ARGV[5], 'expiresAt', ARGV[6])
-  redis.call('PEXPIREAT', k, ARGV[6])
+  redis.call('HSET', P .. 'refs:identifier', ARGV[4], ARGV[2])
+  local e = redis.call('HMGET', P .. 'e:' .. ARGV[4], 'state', 'response')
+  follow(k, ARGV[4], kept(e[1], e[2]))
 end
 return redis.call('HGETALL', k)
 `;

@@ -134,6 +134,9 @@ function fromIdentifierRow(row: IdentifierRow): IdentifierBinding {
   };
 }
 
+/** Entries no purge deletes, whatever their `expires_at` (docs/ledger.md#purging). */
+const KEPT_PAST_EXPIRY = "(state = 'settled' AND response_status IS NULL)";
+
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /**
@@ -171,12 +174,15 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     db.exec(`ALTER TABLE ${table} ADD COLUMN resolution TEXT`);
 
   const selectById = db.prepare<[string], LedgerRow>(`SELECT * FROM ${table} WHERE id = ?`);
-  // A settled entry without its answer is kept: its payer is served whenever it retries
-  // (docs/ledger.md#purging).
+  // A settled entry without its answer is kept, and so is a binding naming it: its payer is served
+  // whenever it retries, under the same identifier too (docs/ledger.md#purging).
   const purgeEntries = db.prepare<[number]>(
-    `DELETE FROM ${table} WHERE expires_at < ? AND NOT (state = 'settled' AND response_status IS NULL)`,
+    `DELETE FROM ${table} WHERE expires_at < ? AND NOT ${KEPT_PAST_EXPIRY}`,
   );
-  const purgeIdentifiers = db.prepare<[number]>(`DELETE FROM ${table}_identifiers WHERE expires_at < ?`);
+  const purgeIdentifiers = db.prepare<[number]>(
+    `DELETE FROM ${table}_identifiers WHERE expires_at < ? AND NOT EXISTS
+       (SELECT 1 FROM ${table} WHERE id = ${table}_identifiers.entry AND ${KEPT_PAST_EXPIRY})`,
+  );
   const purge = db.transaction(
     (now: number): number => purgeEntries.run(now).changes + purgeIdentifiers.run(now).changes,
   );

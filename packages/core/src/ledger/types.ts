@@ -147,7 +147,10 @@ export interface IdentifierBinding {
   /** The ledger entry of the payment that answers this identifier. */
   entry: PaymentIdentity;
   createdAt: number;
-  /** Epoch ms after which the binding may be purged (the entry's own `expiresAt`). */
+  /**
+   * Epoch ms after which the binding may be purged (the entry's own `expiresAt`) — unless the entry
+   * it names is kept past its expiry, then it is kept too (docs/ledger.md#purging).
+   */
   expiresAt: number;
 }
 
@@ -183,7 +186,10 @@ export interface LedgerStore {
    */
   bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity): Promise<IdentifierBinding>;
   getIdentifier(key: string): Promise<IdentifierBinding | undefined>;
-  /** Deletes entries and identifier bindings whose `expiresAt` is before `now` (epoch ms); returns how many. */
+  /**
+   * Deletes entries and identifier bindings whose `expiresAt` is before `now` (epoch ms), except
+   * those docs/ledger.md#purging keeps; returns how many.
+   */
   purgeExpired(now: number): Promise<number>;
   close(): Promise<void>;
 }

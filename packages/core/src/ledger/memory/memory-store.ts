@@ -219,8 +219,11 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
         purged += 1;
       }
     }
+    // A binding lives as long as the entry it names is kept: a retry under the same identifier
+    // must find the payment it already made (docs/ledger.md#purging).
     for (const binding of identifiers.values()) {
-      if (binding.expiresAt < at) {
+      const entry = entries.get(binding.entry);
+      if (binding.expiresAt < at && !(entry && awaitsAnswer(entry))) {
         identifiers.delete(binding.key);
         purged += 1;
       }
