@@ -1,94 +1,18 @@
-import { type SettlementLedger, toPaidResponse } from '../ledger/settlement-ledger';
-import type { LedgerEntry, LedgerPatch, LedgerResolution, LedgerState } from '../ledger/types';
-import type { SettleResponse } from '../protocol/schemas';
-import type { SchemeServer } from '../scheme';
+import type { LedgerEntry, LedgerResolution, LedgerState } from '../ledger/types';
 import { askChain, questionFor } from './ask-chain';
-import type { GateHooks } from './types';
+import {
+  emptyRound,
+  LEDGER_RECONCILER_DEFAULTS,
+  type LedgerReconciler,
+  type LedgerReconcilerOptions,
+  RESOLVABLE,
+  type ReconcileRound,
+  type ReconcilerStats,
+} from './reconciler-types';
+import { reconcilerResolution, verdictOf } from './reconciler-verdict';
 
-/** A pino-compatible logger (the reconciler reports what it did at info, failures at warn). */
-export interface ReconcilerLogger {
-  info?(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-}
-
-export interface LedgerReconcilerOptions {
-  ledger: SettlementLedger;
-  /** The schemes whose chain readers judge uncertain settlements. */
-  schemes: readonly SchemeServer[];
-  /** How often a round runs on its own, ms; 0: only when `runOnce` is called. */
-  intervalMs: number;
-  /** Entries looked at per round at most. Default 100. */
-  batch?: number;
-  /** Longest wait before an unresolved entry is looked at again, ms. Default 60 000. */
-  maxBackoffMs?: number;
-  /** Epoch ms clock. */
-  now: () => number;
-  logger?: ReconcilerLogger | undefined;
-  hooks?: Pick<GateHooks, 'onTransfer' | 'onResolved'>;
-}
-
-/** What one round did, by action. */
-export interface ReconcileRound {
-  /** Entries looked at. */
-  examined: number;
-  /** Claimed / verified entries of dead owners removed (nothing had been spent). */
-  released: number;
-  /** Settling entries of dead owners taken over and marked uncertain. */
-  abandoned: number;
-  /** Uncertain entries the chain showed settled (now settled). */
-  confirmed: number;
-  /** Uncertain entries whose authorization expired unused (now rejected). */
-  expired: number;
-  /** Uncertain entries the chain could not settle the question of yet (looked at again later). */
-  unresolved: number;
-  /** Entries another process changed first, or whose store write failed. */
-  skipped: number;
-}
-
-/** Totals since start, plus when the last round ran. */
-export interface ReconcilerStats extends ReconcileRound {
-  rounds: number;
-  /** Epoch ms of the last finished round, 0 before the first. */
-  lastRoundAt: number;
-  /** Message of the last round that failed as a whole (the store was unreachable), if the last one did. */
-  lastError?: string;
-}
-
-/** The background job that resolves what requests left unresolved. */
-export interface LedgerReconciler {
-  /** Starts the timer (unref'd). Idempotent. */
-  start(): void;
-  stop(): void;
-  /** Runs one round now (rounds never overlap: a call during a round waits for it). */
-  runOnce(): Promise<ReconcileRound>;
-  stats(): ReconcilerStats;
-}
-
-export const LEDGER_RECONCILER_DEFAULTS = Object.freeze({ batch: 100, maxBackoffMs: 60_000 });
-
-const RESOLVABLE: readonly LedgerState[] = ['claimed', 'verified', 'settling', 'uncertain'];
-
-const emptyRound = (): ReconcileRound => ({
-  examined: 0,
-  released: 0,
-  abandoned: 0,
-  confirmed: 0,
-  expired: 0,
-  unresolved: 0,
-  skipped: 0,
-});
-
-/**
- * The receipt header of a payment resolved without its request: `X-PAYMENT-RESPONSE` for a v1
- * payload, else `PAYMENT-RESPONSE` (a retry resolving it itself uses the header it was sent in).
- */
-export function receiptHeaderOf(
-  entry: Pick<LedgerEntry, 'payload'>,
-): 'payment-response' | 'x-payment-response' {
-  return (entry.payload as { x402Version?: unknown } | undefined)?.x402Version === 1
-    ? 'x-payment-response'
-    : 'payment-response';
-}
+export * from './reconciler-types';
+export { receiptHeaderOf } from './reconciler-verdict';
 
 /**
  * Creates the ledger reconciler: every `intervalMs` it looks for entries nobody is working on —
@@ -121,23 +45,7 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
   const backoff = (attempts: number) =>
     Math.min(maxBackoffMs, Math.max(options.intervalMs, 1_000) * 2 ** Math.min(attempts - 1, 16));
 
-  function resolution(
-    entry: LedgerEntry,
-    from: LedgerState,
-    action: LedgerResolution['action'],
-    note?: string,
-  ): LedgerResolution {
-    const attempts = (entry.resolution?.attempts ?? 0) + (action === 'abandoned' ? 0 : 1);
-    return {
-      by: 'reconciler',
-      instance: ledger.instanceId,
-      at: now(),
-      from,
-      action,
-      attempts,
-      ...(note ? { note } : {}),
-    };
-  }
+  const resolver = () => ({ instance: ledger.instanceId, at: now() });
 
   function report(entry: LedgerEntry, done: LedgerResolution) {
     logger?.info?.(
@@ -157,44 +65,7 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
     const answer = question
       ? await askChain(question, now())
       : { status: 'unknown' as const, message: `no scheme serves the requirements of ${entry.route}` };
-    let patch: LedgerPatch;
-    let done: LedgerResolution;
-    let receipt: SettleResponse | undefined;
-    switch (answer.status) {
-      case 'settled': {
-        receipt = answer.receipt;
-        done = resolution(entry, from, 'confirmed-on-chain', `transfer ${receipt.transaction}`);
-        patch = {
-          state: 'settled',
-          receipt,
-          ...(receipt.transaction ? { transaction: receipt.transaction } : {}),
-          ...(entry.response
-            ? { response: toPaidResponse(entry.response, receiptHeaderOf(entry), receipt) }
-            : {}),
-          // Free at once: a route that settles before its handler runs it on the next retry.
-          leaseUntil: 0,
-          resolution: done,
-        };
-        break;
-      }
-      case 'expired':
-        done = resolution(entry, from, 'expired-unused', 'the authorization expired unused');
-        patch = {
-          state: 'rejected',
-          error: { code: 'payment_expired', message: 'the authorization expired unused' },
-          leaseUntil: 0,
-          resolution: done,
-        };
-        break;
-      default: {
-        const note =
-          answer.status === 'unsettled'
-            ? 'no transfer on chain yet; a retry of the exact payload settles it again'
-            : answer.message;
-        done = resolution(entry, from, 'unresolved', note);
-        patch = { state: 'uncertain', leaseUntil: now() + backoff(done.attempts), resolution: done };
-      }
-    }
+    const { patch, done, receipt } = verdictOf(resolver(), entry, from, answer, backoff);
     const recorded = await ledger.transition({ id: entry.id, owner }, ['uncertain'], patch);
     if (!recorded) {
       round.skipped += 1;
@@ -235,12 +106,8 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
     let held: LedgerEntry | undefined;
     let from: LedgerState = entry.state;
     if (entry.state === 'settling') {
-      const done = resolution(
-        entry,
-        'settling',
-        'abandoned',
-        `owner ${entry.owner} stopped renewing its lease`,
-      );
+      const note = `owner ${entry.owner} stopped renewing its lease`;
+      const done = reconcilerResolution(resolver(), entry, 'settling', 'abandoned', note);
       held = await ledger.takeOver(entry, owner, { state: 'uncertain', resolution: done });
       if (held) {
         round.abandoned += 1;
