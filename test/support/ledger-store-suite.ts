@@ -727,6 +727,57 @@ export function describeLedgerStore(
       expect(await store.get(claimedSettled.id)).toBeDefined();
     });
 
+    it('never purges a settling or uncertain entry until it is resolved, and purges it once it is', async () => {
+      // A charge may have happened: the reconciler must still find the entry however long the
+      // chain takes to tell (expiresAt already past on the real clock, as in the test above).
+      const store = await openStore();
+      const past = Date.now() - 1000;
+      const at = Date.now() + 10 * HOUR;
+      const settling = buildLedgerEntry({ state: 'settling', leaseUntil: 0, expiresAt: past });
+      await store.claim(settling);
+      const uncertain = buildLedgerEntry({ state: 'settling' });
+      await store.claim(uncertain);
+      await store.update(
+        uncertain.id,
+        { state: ['settling'] },
+        { state: 'uncertain', leaseUntil: 0, expiresAt: past },
+      );
+      const bound = {
+        key: `0xpayer:pay_${randomBytes(12).toString('hex')}`,
+        fingerprint: randomBytes(32).toString('hex'),
+        entry: uncertain.id,
+        createdAt: past,
+        expiresAt: past,
+      };
+      expect(await store.bindIdentifier(bound)).toEqual(bound);
+      const released = buildLedgerEntry({ state: 'verified', expiresAt: at - 1 });
+      await store.claim(released);
+
+      expect(await store.purgeExpired(at)).toBe(1);
+      expect(await store.get(released.id)).toBeUndefined();
+      expect(await store.get(settling.id)).toMatchObject({ state: 'settling', expiresAt: past });
+      expect(await store.get(uncertain.id)).toMatchObject({ state: 'uncertain', expiresAt: past });
+      expect(await store.getIdentifier(bound.key)).toEqual(bound);
+      // What the reconciler asks for.
+      const resolvable = await store.query({
+        state: ['claimed', 'verified', 'settling', 'uncertain'],
+        leaseUntilBefore: Date.now(),
+      });
+      expect(resolvable.map((e) => e.id).sort()).toEqual([settling.id, uncertain.id].sort());
+
+      // Resolved (confirmed on chain; expired unused): both expire as any other.
+      await store.update(
+        uncertain.id,
+        { state: ['uncertain'] },
+        { state: 'settled', receipt: { success: true }, response: response(ALL_BYTES) },
+      );
+      await store.update(settling.id, { state: ['settling'] }, { state: 'rejected' });
+      await store.purgeExpired(at);
+      expect(await store.get(uncertain.id)).toBeUndefined();
+      expect(await store.get(settling.id)).toBeUndefined();
+      expect(await store.getIdentifier(bound.key)).toBeUndefined();
+    });
+
     // Only stores that keep data outside the process get these two (the memory store does not).
     const durableIt = options.durable ? it : undefined;
     durableIt?.('keeps entries across closing and reopening the store', async () => {

@@ -70,8 +70,12 @@ const COLUMNS = `id, state, resource, route, network, payer, payload::text AS pa
   response_status, response_headers::text AS response_headers, response_body, error::text AS error,
   resolution::text AS resolution, owner, lease_until, created_at, updated_at, expires_at`;
 
-/** Entries no purge deletes, whatever their `expires_at` (docs/ledger.md#purging). */
-const KEPT_PAST_EXPIRY = "(state = 'settled' AND response_status IS NULL)";
+/**
+ * Entries no purge deletes, whatever their `expires_at` (docs/ledger.md#purging): a settled one
+ * without its answer, and one whose charge the reconciler has yet to resolve.
+ */
+const KEPT_PAST_EXPIRY =
+  "(state IN ('settling', 'uncertain') OR (state = 'settled' AND response_status IS NULL))";
 
 /** `$n`, cast to jsonb for JSON columns (the value is always sent as JSON text). */
 const param = (column: string, n: number) =>
@@ -248,8 +252,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
 
   const purge = async (now: number): Promise<number> => {
     await ready();
-    // A settled entry without its answer is kept, and so is a binding naming it: its payer is
-    // served whenever it retries, under the same identifier too (docs/ledger.md#purging).
+    // A settled entry without its answer is kept (its payer is served whenever it retries), and so
+    // is an unresolved charge and a binding naming either (docs/ledger.md#purging).
     const result = await pool.query(
       `DELETE FROM ${table} WHERE expires_at < $1 AND NOT ${KEPT_PAST_EXPIRY}`,
       [now],

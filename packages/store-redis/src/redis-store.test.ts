@@ -136,7 +136,7 @@ describe('createRedisLedgerStore', () => {
         keyPrefix: `${run}bound:`,
         purgeIntervalMs: 0,
       });
-      const entry = buildEntry({ state: 'settling', expiresAt: Date.now() + 60_000 });
+      const entry = buildEntry({ state: 'verified', expiresAt: Date.now() + 60_000 });
       const binding = {
         key: '0xpayer:pay_bound',
         fingerprint: 'f'.repeat(64),
@@ -144,13 +144,13 @@ describe('createRedisLedgerStore', () => {
         createdAt: Date.now(),
         expiresAt: Date.now() + 30_000,
       };
-      // Bound while the payment is in flight: the binding's own expiry.
+      // Bound before settlement (nothing charged yet): the binding's own expiry.
       await store.claim(entry);
       await store.bindIdentifier(binding);
       const key = `${run}bound:i:${binding.key}`;
       expect(await admin.pexpiretime(key)).toBe(binding.expiresAt);
       // Settled without its answer: the binding follows its entry (-1: no expiry).
-      await store.update(entry.id, { state: ['settling'] }, { state: 'settled' });
+      await store.update(entry.id, { state: ['verified'] }, { state: 'settled' });
       expect(await admin.pexpiretime(key)).toBe(-1);
       await store.update(
         entry.id,

@@ -4,9 +4,9 @@
  *
  * Keys, under the store's prefix `P`:
  * - `P e:<id>`          hash: the entry's fields (see `encodeFields` in redis-store.ts); PEXPIREAT expiresAt,
- *                        none while it is settled without its answer
+ *                        none while it is kept (settling, uncertain, or settled without its answer)
  * - `P created`         sorted set of all ids, scored by createdAt (newest-first listing)
- * - `P expires`         sorted set of all ids, scored by expiresAt (purge; +inf while settled without its answer)
+ * - `P expires`         sorted set of all ids, scored by expiresAt (purge; +inf while kept)
  * - `P state:<state>`   sorted set per state, scored by createdAt
  * - `P tx:<hash>`       sorted set per transaction hash, scored by createdAt
  * - `P payer:<payer>`   sorted set per payer, scored by createdAt
@@ -39,9 +39,10 @@ local function unindex(P, id)
   end
 end
 
--- A settled entry without its answer never expires until the answer is stored: its payer is
--- served whenever it retries (docs/ledger.md#purging).
+-- Never expires while kept (docs/ledger.md#purging): a settled entry without its answer (its payer
+-- is served whenever it retries) and a settling or uncertain one (the reconciler resolves it).
 local function kept(state, response)
+  if state == 'settling' or state == 'uncertain' then return true end
   return state == 'settled' and not response
 end
 

@@ -134,8 +134,12 @@ function fromIdentifierRow(row: IdentifierRow): IdentifierBinding {
   };
 }
 
-/** Entries no purge deletes, whatever their `expires_at` (docs/ledger.md#purging). */
-const KEPT_PAST_EXPIRY = "(state = 'settled' AND response_status IS NULL)";
+/**
+ * Entries no purge deletes, whatever their `expires_at` (docs/ledger.md#purging): a settled one
+ * without its answer, and one whose charge the reconciler has yet to resolve.
+ */
+const KEPT_PAST_EXPIRY =
+  "(state IN ('settling', 'uncertain') OR (state = 'settled' AND response_status IS NULL))";
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -174,8 +178,8 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     db.exec(`ALTER TABLE ${table} ADD COLUMN resolution TEXT`);
 
   const selectById = db.prepare<[string], LedgerRow>(`SELECT * FROM ${table} WHERE id = ?`);
-  // A settled entry without its answer is kept, and so is a binding naming it: its payer is served
-  // whenever it retries, under the same identifier too (docs/ledger.md#purging).
+  // A settled entry without its answer is kept (its payer is served whenever it retries), and so is
+  // an unresolved charge and a binding naming either (docs/ledger.md#purging).
   const purgeEntries = db.prepare<[number]>(
     `DELETE FROM ${table} WHERE expires_at < ? AND NOT ${KEPT_PAST_EXPIRY}`,
   );

@@ -59,10 +59,13 @@ function resolveOptions(options: MemoryLedgerStoreOptions): Required<MemoryLedge
 }
 
 /**
- * A payment settled before its handler ran whose answer was never produced: its payer is served
- * whenever it retries, so no store purges it until the answer is stored (docs/ledger.md#purging).
+ * Entries no store purges, whatever their `expiresAt` (docs/ledger.md#purging): a payment settled
+ * before its handler ran whose answer was never produced (its payer is served whenever it
+ * retries), and a `settling` or `uncertain` one (a charge may have happened; the reconciler
+ * resolves it).
  */
-function awaitsAnswer(entry: LedgerEntry): boolean {
+function keptPastExpiry(entry: LedgerEntry): boolean {
+  if (entry.state === 'settling' || entry.state === 'uncertain') return true;
   return entry.state === 'settled' && entry.response === undefined;
 }
 
@@ -213,7 +216,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
   const purge = (at: number): number => {
     let purged = 0;
     for (const entry of entries.values()) {
-      if (entry.expiresAt < at && !awaitsAnswer(entry)) {
+      if (entry.expiresAt < at && !keptPastExpiry(entry)) {
         entries.delete(entry.id);
         unindex(entry);
         purged += 1;
@@ -223,7 +226,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
     // must find the payment it already made (docs/ledger.md#purging).
     for (const binding of identifiers.values()) {
       const entry = entries.get(binding.entry);
-      if (binding.expiresAt < at && !(entry && awaitsAnswer(entry))) {
+      if (binding.expiresAt < at && !(entry && keptPastExpiry(entry))) {
         identifiers.delete(binding.key);
         purged += 1;
       }
