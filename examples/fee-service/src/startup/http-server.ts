@@ -17,7 +17,7 @@ type Timed = ServerResponse & { [STARTED]?: number };
 export interface RequestObservers {
   label(method: string, path: string): string;
   metrics: ServiceMetrics;
-  /** What the gate's lifecycle hooks reported of each request; requests are dispatched in its scope. */
+  /** What the gate's lifecycle hooks reported of each request. */
   exchanges: PaidExchanges;
   /**
    * `TollboothGate.isPaid`: asked only of a 429 or 405 the gate's hooks did not see (the rate limit
@@ -161,8 +161,7 @@ export async function startHttpServer(
     url,
     baseUrl: config.publicBaseUrl ?? url,
     attach(handler, observe) {
-      // Each request runs in its exchange's scope: the gate's hooks find the response they are about.
-      dispatch = (req, res) => observe.exchanges.dispatch(handler, req, res);
+      dispatch = handler;
       observers = observe;
     },
     async drain(timeoutMs) {

@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GateHooks } from '@tollbooth/core';
+import { IncomingMessage, type ServerResponse } from 'node:http';
+import type { GateHooks, RequestView } from '@tollbooth/core';
 
 /** What the gate's lifecycle hooks told of one request at a paid route. */
 export interface PaidExchange {
@@ -11,21 +10,27 @@ export interface PaidExchange {
 }
 
 const EXCHANGE = Symbol('fee-service.paidExchange');
-type Observed = ServerResponse & { [EXCHANGE]?: PaidExchange };
+type Observed = IncomingMessage & { [EXCHANGE]?: PaidExchange };
 
 /**
- * Ties the gate's lifecycle hooks to the HTTP exchange they are about. The hooks' events name the
- * route and the request id, not the request, so the service's HTTP server dispatches each request
- * inside {@link PaidExchanges.dispatch}, and a hook called while the gate handles it finds that
- * request's response. A free request costs the scope and nothing else; a paid one, one small object.
+ * The Node request under a gate event's request: the adapters hand the gate the framework's own
+ * request as `raw` (Express's `req` is the Node request itself, Koa's context holds it as `req`,
+ * Fastify's request as `raw`).
+ */
+function nodeRequestOf(request: RequestView): Observed | undefined {
+  const raw = request.raw as { req?: unknown; raw?: unknown } | undefined;
+  if (raw instanceof IncomingMessage) return raw;
+  if (raw?.req instanceof IncomingMessage) return raw.req;
+  if (raw?.raw instanceof IncomingMessage) return raw.raw;
+  return undefined;
+}
+
+/**
+ * Ties the gate's lifecycle hooks to the HTTP exchange they are about: each hook's event carries
+ * the request that caused it, and the record is kept on its Node request, where the finished
+ * response finds it (`res.req`). A free request costs nothing; a paid one, one small object.
  */
 export interface PaidExchanges {
-  /** Runs the mounted application's listener for one request, inside that request's scope. */
-  dispatch(
-    listener: (req: IncomingMessage, res: ServerResponse) => void,
-    req: IncomingMessage,
-    res: ServerResponse,
-  ): void;
   /** What the gate reported of this response's request; `undefined` when it matched no paid route. */
   of(res: ServerResponse): PaidExchange | undefined;
   /** The gate hooks that record it. */
@@ -33,22 +38,19 @@ export interface PaidExchanges {
 }
 
 export function createPaidExchanges(): PaidExchanges {
-  const scope = new AsyncLocalStorage<Observed>();
-  const current = () => scope.getStore()?.[EXCHANGE];
   return {
-    dispatch: (listener, req, res) => scope.run(res, listener, req, res),
-    of: (res) => (res as Observed)[EXCHANGE],
+    of: (res) => (res.req as Observed | undefined)?.[EXCHANGE],
     hooks: {
-      onMatched() {
-        const res = scope.getStore();
-        if (res) res[EXCHANGE] = { challenged: false, replayed: false };
+      onMatched({ request }) {
+        const req = nodeRequestOf(request);
+        if (req) req[EXCHANGE] = { challenged: false, replayed: false };
       },
-      onChallenge() {
-        const exchange = current();
+      onChallenge({ request }) {
+        const exchange = nodeRequestOf(request)?.[EXCHANGE];
         if (exchange) exchange.challenged = true;
       },
-      onReplay() {
-        const exchange = current();
+      onReplay(_entry, request) {
+        const exchange = nodeRequestOf(request)?.[EXCHANGE];
         if (exchange) exchange.replayed = true;
       },
     },

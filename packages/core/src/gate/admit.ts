@@ -11,6 +11,8 @@ export interface Admitted {
   kind: 'matched';
   match: RouteMatch;
   requestId: string;
+  /** The request itself: the lifecycle hooks' events carry it. */
+  request: RequestView;
 }
 
 /**
@@ -25,7 +27,7 @@ export function matchRequest(
   const method = request.method.toUpperCase();
   if (method === 'OPTIONS') return { kind: 'pass' };
   const match = table.match(method, request.url);
-  if (match) return { kind: 'matched', match, requestId: requestIdOf(request) };
+  if (match) return { kind: 'matched', match, requestId: requestIdOf(request), request };
   const allow = otherMethods === 'pass' ? [] : table.methodsFor(request.url);
   if (allow.length === 0) return { kind: 'pass' };
   const response = errorResponse('method_not_allowed', requestIdOf(request), `${method} is not served here`, {

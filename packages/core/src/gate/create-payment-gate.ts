@@ -30,7 +30,7 @@ export { EXPOSED_PAYMENT_HEADERS };
  * @throws TollboothError `invalid_config` listing every problem.
  * @example
  * const gate = createPaymentGate({
- *   routes: { 'GET /api/v1/fees/now': { accepts: { network: 'eip155:8453', payTo, price: '$0.001' } } },
+ *   routes: { 'GET /api/v1/fees/now': { accepts: { network: 'eip155:84532', payTo, price: '$0.001' } } },
  *   schemes: [exactEvmScheme],
  *   facilitator: createHttpFacilitatorClient({ url: 'https://x402.org/facilitator' }),
  * });
@@ -68,7 +68,7 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     const admitted = matchRequest(table, config.otherMethods, request);
     if (admitted.kind !== 'matched') return admitted;
     const { match, requestId } = admitted;
-    const event: GateEvent = { requestId, route: match.route, resource: match.resourceUrl };
+    const event: GateEvent = { requestId, request, route: match.route, resource: match.resourceUrl };
     if (hooks.onMatched) safeHook(rt, () => hooks.onMatched?.(event));
     const refused = admissionRefusal(request, match, requestId);
     if (refused) return reported(event, respond(refused));

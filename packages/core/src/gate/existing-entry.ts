@@ -84,7 +84,7 @@ export async function fromExisting(
       }
       if (entry.response) {
         const settled = entry;
-        safeHook(rt, () => rt.hooks.onReplay?.(settled));
+        safeHook(rt, () => rt.hooks.onReplay?.(settled, ctx.request));
         return { kind: 'replay', response: entry.response, entry };
       }
       // Settled before the handler ran, and no handler produced the paid answer yet: run it now.

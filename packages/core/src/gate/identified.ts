@@ -115,7 +115,7 @@ async function fromBoundPayment(
     }
   }
   if (entry.state === 'settled' && entry.response) {
-    safeHook(rt, () => rt.hooks.onReplay?.(entry));
+    safeHook(rt, () => rt.hooks.onReplay?.(entry, base.request));
     return { kind: 'replay', response: entry.response, entry };
   }
   const requirement = entry.requirements as PaymentRequirements;

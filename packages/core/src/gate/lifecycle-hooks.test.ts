@@ -142,6 +142,99 @@ describe('lifecycle hooks', () => {
   });
 });
 
+describe('lifecycle hooks carry the request', () => {
+  /** Every hook, each noting its step and the request object it was given. */
+  function requestHooks(events: Array<[string, RequestView | undefined]>): GateHooks {
+    return {
+      onMatched: (e) => events.push(['matched', e.request]),
+      onChallenge: (e) => events.push(['challenge', e.request]),
+      onVerified: (e) => events.push(['verified', e.request]),
+      onFailed: (e) => events.push([`failed ${e.status}`, e.request]),
+      onSettled: (_payment, _receipt, request) => {
+        events.push(['settled', request]);
+      },
+      onReleased: (_payment, status, request) => events.push([`released ${status}`, request]),
+      onTransfer: (e) => events.push([`transfer ${e.via}`, e.request]),
+      onReplay: (_entry, request) => events.push(['replayed', request]),
+    };
+  }
+
+  function gateOn(store: ReturnType<typeof createMemoryLedgerStore>, hooks: GateHooks): TollboothGate {
+    return createPaymentGate({
+      routes: { [`GET ${PATH}`]: { accepts: { network, payTo: TEST_PAY_TO, price: '$0.001' } } },
+      schemes: [createSimpleScheme()],
+      facilitator,
+      ledger: store,
+      baseUrl: BASE,
+      reconcileIntervalMs: 0,
+      hooks,
+    });
+  }
+
+  /** The steps each request caused, by the request object the hooks were given. */
+  function stepsOf(events: Array<[string, RequestView | undefined]>, requests: RequestView[]): string[][] {
+    return requests.map((request) => events.filter(([, r]) => r === request).map(([step]) => step));
+  }
+
+  it('gives each event the request object that caused it: challenge, payment, transfer, replay', async () => {
+    const events: Array<[string, RequestView | undefined]> = [];
+    const store = createMemoryLedgerStore({ purgeIntervalMs: 0 });
+    const gate = gateOn(store, requestHooks(events));
+    const value = paymentFor(gate);
+    const unpaid = view(PATH);
+    const paying = view(PATH, { 'payment-signature': value });
+    const again = view(PATH, { 'payment-signature': value });
+    expect(((await answer(gate, unpaid)) as GateResponse).status).toBe(402);
+    expect(((await answer(gate, paying)) as GateResponse).status).toBe(200);
+    expect(((await answer(gate, again)) as GateResponse).status).toBe(200);
+    // Another process, the same ledger: the replay is found in the ledger, not by its header text.
+    const other = gateOn(store, requestHooks(events));
+    const elsewhere = view(PATH, { 'payment-signature': value });
+    expect(((await answer(other, elsewhere)) as GateResponse).status).toBe(200);
+    expect(events.filter(([, request]) => request === undefined)).toEqual([]);
+    expect(stepsOf(events, [unpaid, paying, again, elsewhere])).toEqual([
+      ['matched', 'challenge'],
+      ['matched', 'verified', 'transfer request', 'settled'],
+      ['matched', 'replayed'],
+      ['matched', 'replayed'],
+    ]);
+    expect(events).toHaveLength(10);
+    await gate.close();
+    await other.close();
+  });
+
+  it('gives a refusal, a failed settlement and a released claim the request that paid', async () => {
+    const events: Array<[string, RequestView | undefined]> = [];
+    const gate = gateOn(createMemoryLedgerStore({ purgeIntervalMs: 0 }), requestHooks(events));
+    facilitator.verifyScript = 'invalid';
+    const refused = view(PATH, { 'payment-signature': paymentFor(gate) });
+    expect(((await answer(gate, refused)) as GateResponse).status).toBe(402);
+    facilitator.verifyScript = 'valid';
+    facilitator.settleScript = 'failure';
+    const unsettled = view(PATH, { 'payment-signature': paymentFor(gate) });
+    expect(((await answer(gate, unsettled)) as GateResponse).status).toBe(402);
+    facilitator.settleScript = 'success';
+    const handlerFailed = view(PATH, { 'payment-signature': paymentFor(gate) });
+    const failing = await gate.handle(handlerFailed);
+    if (failing.kind !== 'proceed') throw new Error(`expected proceed, got ${failing.kind}`);
+    const answered = await failing.settle({ status: 500, headers: {}, body: Buffer.from('no') });
+    expect(answered.status).toBe(500);
+    const threw = view(PATH, { 'payment-signature': paymentFor(gate) });
+    const throwing = await gate.handle(threw);
+    if (throwing.kind !== 'proceed') throw new Error(`expected proceed, got ${throwing.kind}`);
+    await throwing.release();
+    expect(events.filter(([, request]) => request === undefined)).toEqual([]);
+    expect(stepsOf(events, [refused, unsettled, handlerFailed, threw])).toEqual([
+      ['matched', 'failed 402'],
+      ['matched', 'verified', 'failed 402'],
+      ['matched', 'verified', 'released 500'],
+      ['matched', 'verified', 'released undefined'],
+    ]);
+    expect(facilitator.calls.settle).toBe(1);
+    await gate.close();
+  });
+});
+
 describe("a route's precondition", () => {
   const early: GateResponse = {
     status: 503,

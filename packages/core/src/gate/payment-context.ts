@@ -3,7 +3,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '../pro
 import type { CompiledRoute, RouteMatch } from '../routes/compile-routes';
 import type { PaymentIdentity, SchemeServer } from '../scheme';
 import { type GateRuntime, safeHook } from './runtime';
-import type { PaidRequest, TransferEvent } from './types';
+import type { PaidRequest, RequestView, TransferEvent } from './types';
 
 /** Look again: the entry changed under this request. */
 export const RETRY = Symbol('retry');
@@ -22,6 +22,8 @@ export interface PaymentContext {
   wireRequirement: PaidRequest['requirements'];
   receiptHeader: 'payment-response' | 'x-payment-response';
   requestId: string;
+  /** The request that carries the payment: the lifecycle hooks' events carry it. */
+  request: RequestView;
   entry: Pick<LedgerEntry, 'id' | 'owner'>;
   validBefore: number;
   /** Whether the scheme checked the payload's signature locally. */
@@ -133,6 +135,7 @@ export function reportTransfer(
       payer: receipt.payer,
       transaction: receipt.transaction,
       via,
+      request: ctx.request,
     }),
   );
 }

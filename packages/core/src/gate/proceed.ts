@@ -56,19 +56,19 @@ async function settleAfterHandler(
       }
       const final = toPaidResponse(handler, ctx.receiptHeader, payment.settlement);
       await recordQuietly(rt, ctx, ['settled'], { state: 'settled', response: final });
-      safeHook(rt, () => rt.hooks.onSettled?.(payment, payment.settlement!));
+      safeHook(rt, () => rt.hooks.onSettled?.(payment, payment.settlement!, ctx.request));
       return final;
     }
     if (handler.status >= LEDGER_ERROR_STATUS) {
       await rt.ledger.release(ctx.entry).catch((error: unknown) => {
         rt.logger?.warn({ err: error, requestId: ctx.requestId }, 'ledger release failed');
       });
-      safeHook(rt, () => rt.hooks.onReleased?.(payment, handler.status));
+      safeHook(rt, () => rt.hooks.onReleased?.(payment, handler.status, ctx.request));
       return handler;
     }
     const settled = await settleNow(rt, ctx, handler, ['verified']);
     if (settled.kind === 'failed') return failedAfter(rt, ctx, settled.response);
-    safeHook(rt, () => rt.hooks.onSettled?.(payment, settled.receipt));
+    safeHook(rt, () => rt.hooks.onSettled?.(payment, settled.receipt, ctx.request));
     return settled.response ?? handler;
   } catch (error) {
     rt.logger?.error({ err: error, requestId: ctx.requestId }, 'payment finish failed');
@@ -103,7 +103,7 @@ async function releaseAfterThrow(rt: GateRuntime, ctx: PaymentContext, payment: 
     return;
   }
   await releaseQuietly(rt, ctx);
-  safeHook(rt, () => rt.hooks.onReleased?.(payment, undefined));
+  safeHook(rt, () => rt.hooks.onReleased?.(payment, undefined, ctx.request));
 }
 
 /**
@@ -126,7 +126,12 @@ async function paidButUnanswered(
 /** Reports a payment that failed after its handler ran (`onFailed`), and returns the answer. */
 function failedAfter(rt: GateRuntime, ctx: PaymentContext, response: GateResponse): GateResponse {
   if (rt.hooks.onFailed) {
-    const event = { requestId: ctx.requestId, route: ctx.route, resource: ctx.match.resourceUrl };
+    const event = {
+      requestId: ctx.requestId,
+      request: ctx.request,
+      route: ctx.route,
+      resource: ctx.match.resourceUrl,
+    };
     safeHook(rt, () =>
       rt.hooks.onFailed?.({ ...event, status: response.status, code: codeOfBody(response.body) }),
     );

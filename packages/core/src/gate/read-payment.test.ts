@@ -54,7 +54,8 @@ beforeEach(() => {
 function admitted(path: string, requestId = 'r-1'): Admitted {
   const match = rt.table.match('GET', `${BASE}${path}`);
   if (!match) throw new Error(`no route at ${path}`);
-  return { kind: 'matched', match, requestId };
+  const request = { method: 'GET', url: `${BASE}${path}`, header: () => undefined };
+  return { kind: 'matched', match, requestId, request };
 }
 
 function requirementOf(key: string): PaymentRequirements {

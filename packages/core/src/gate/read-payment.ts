@@ -48,7 +48,7 @@ type Forms = Pick<PaymentClaim, 'v2Payload' | 'v2Requirement' | 'wirePayload' | 
  */
 export async function readPayment(
   rt: GateRuntime,
-  { match, requestId }: Admitted,
+  { match, requestId, request }: Admitted,
   header: PaymentHeader,
 ): Promise<PaymentRead | Outcome> {
   const route = match.route;
@@ -58,7 +58,7 @@ export async function readPayment(
   if (!route.paymentIdentifier) {
     const replay = await authenticated.replayOf(key, header.value, match);
     if (replay) {
-      if (replay.kind === 'replay') safeHook(rt, () => rt.hooks.onReplay?.(replay.entry));
+      if (replay.kind === 'replay') safeHook(rt, () => rt.hooks.onReplay?.(replay.entry, request));
       return replay;
     }
   }
@@ -118,6 +118,7 @@ export async function readPayment(
     ...forms,
     receiptHeader: header.name === 'x-payment' ? 'x-payment-response' : 'payment-response',
     requestId,
+    request,
     entry: { id: pre.identity, owner: rt.ledger.owner(requestId) },
     validBefore: pre.validBefore,
     authenticated: pre.authenticated !== false,

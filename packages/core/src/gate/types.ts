@@ -92,11 +92,18 @@ export interface TransferEvent {
    * uncertain payment: found on chain or settled again), `reconciler` (the background job).
    */
   via: 'request' | 'retry' | 'reconciler';
+  /** The request whose settle or retry confirmed it; absent for the reconciler. */
+  request?: RequestView | undefined;
 }
 
 /** A request at a paid route, as the lifecycle hooks see it. */
 export interface GateEvent {
   requestId: string;
+  /**
+   * The request the event is about, the very object the adapter passed to `handle` (its `raw` is
+   * the framework's request): a hook ties the event to its exchange without a per-request scope.
+   */
+  request: RequestView;
   /** The matched route: its `key`, and what it costs (`route.requirements[i].amount`, atomic units). */
   route: CompiledRoute;
   /** The resource URL of the request. */
@@ -128,19 +135,26 @@ export interface GateHooks {
    * answer, nor the handler's own error (nothing is charged for those).
    */
   onFailed?(event: GateFailure): void;
-  /** A request's payment settled (its own settle, or a before-handler settlement), once its response is final. */
-  onSettled?(payment: PaidRequest, receipt: SettleResponse): void | Promise<void>;
+  /**
+   * A request's payment settled (its own settle, or a before-handler settlement), once its response
+   * is final; `request` is the request that carried it.
+   */
+  onSettled?(payment: PaidRequest, receipt: SettleResponse, request: RequestView): void | Promise<void>;
   /** A refusal (402 and the like), with its code. */
   onRejected?(requestId: string, code: string, message: string): void;
   /**
    * A verified payment's claim was released, nothing charged: its handler answered an error
-   * (`status`, 400 or more) or threw (`status` undefined). The payer may pay again.
+   * (`status`, 400 or more) or threw (`status` undefined). The payer may pay again. `request` is
+   * the request that carried the payment.
    */
-  onReleased?(payment: PaidRequest, status: number | undefined): void;
+  onReleased?(payment: PaidRequest, status: number | undefined, request: RequestView): void;
   /** Once per transfer, when the ledger records it as settled (metrics: transfers apart from replays). */
   onTransfer?(event: TransferEvent): void;
-  /** A settled payment's stored answer was sent again (a retry or a duplicate). */
-  onReplay?(entry: LedgerEntry): void;
+  /**
+   * A settled payment's stored answer was sent again (a retry or a duplicate); `request` is the
+   * request it answers.
+   */
+  onReplay?(entry: LedgerEntry, request: RequestView): void;
   /** The reconciler or a retry resolved an entry its own request could not (see `LedgerResolution`). */
   onResolved?(
     entry: Pick<LedgerEntry, 'id' | 'route' | 'network' | 'payer'>,
