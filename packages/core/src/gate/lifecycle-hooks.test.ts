@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createMemoryLedgerStore,
   createPaymentGate,
+  decodeHeaderJson,
   encodeHeader,
   type GateHooks,
   type GateResponse,
@@ -201,6 +202,52 @@ describe('lifecycle hooks carry the request', () => {
     expect(events).toHaveLength(10);
     await gate.close();
     await other.close();
+  });
+
+  it('gives the replay of a payment identifier answered from its first payment the request it answers', async () => {
+    const events: Array<[string, RequestView | undefined]> = [];
+    const gate = createPaymentGate({
+      routes: {
+        [`GET ${PATH}`]: {
+          accepts: { network, payTo: TEST_PAY_TO, price: '$0.001' },
+          paymentIdentifier: true,
+        },
+      },
+      schemes: [createSimpleScheme()],
+      facilitator,
+      ledger: createMemoryLedgerStore({ purgeIntervalMs: 0 }),
+      baseUrl: BASE,
+      reconcileIntervalMs: 0,
+      hooks: requestHooks(events),
+    });
+    const route = gate.routes.get(`GET ${PATH}`)!;
+    const declared = (
+      decodeHeaderJson(route.challenge(`${BASE}${PATH}`).header!) as {
+        extensions: Record<string, { info: Record<string, unknown> }>;
+      }
+    ).extensions['payment-identifier']!;
+    /** A newly signed payment (another nonce each time) under the same identifier. */
+    const named = () =>
+      encodeHeader({
+        ...buildPayment(route.requirements[0]!),
+        extensions: {
+          'payment-identifier': {
+            ...declared,
+            info: { ...declared.info, id: 'pay_7d5d747be160e280504c099d984bcfe0' },
+          },
+        },
+      });
+    const first = { ...view(PATH, { 'payment-signature': named() }), body: async () => new Uint8Array() };
+    const second = { ...view(PATH, { 'payment-signature': named() }), body: async () => new Uint8Array() };
+    expect(((await answer(gate, first)) as GateResponse).status).toBe(200);
+    expect(((await answer(gate, second)) as GateResponse).status).toBe(200);
+    expect(stepsOf(events, [first, second])).toEqual([
+      ['matched', 'verified', 'transfer request', 'settled'],
+      ['matched', 'replayed'],
+    ]);
+    expect(events).toHaveLength(6);
+    expect(facilitator.calls.settle).toBe(1);
+    await gate.close();
   });
 
   it('gives a refusal, a failed settlement and a released claim the request that paid', async () => {
