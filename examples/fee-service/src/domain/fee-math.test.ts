@@ -17,6 +17,9 @@ describe('derived fee figures', () => {
   });
 
   it.each([
+    [0, 0],
+    // Not -0 (toBe compares with Object.is): a negative vsize counts no block, as an empty mempool.
+    [-1, 0],
     [1, 1],
     [999_999, 1],
     [1_000_000, 1],

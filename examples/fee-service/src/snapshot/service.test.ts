@@ -146,6 +146,30 @@ describe('snapshot service on a fake clock', () => {
   });
 });
 
+describe('snapshot service options at their bounds', () => {
+  const upstream = {
+    fetchSnapshot: async () => Promise.reject(new Error('not called')),
+  } as unknown as FeeSnapshotSource;
+  it('takes a fallback window equal to the fresh one, and a fresh window of 0', () => {
+    expect(() =>
+      createSnapshotService({ upstream, intervalMs: 1, freshMs: 30, fallbackMs: 30 }),
+    ).not.toThrow();
+    expect(() => createSnapshotService({ upstream, intervalMs: 1, freshMs: 0, fallbackMs: 0 })).not.toThrow();
+  });
+
+  it('refuses a negative or unreadable fresh window, and a fallback shorter than it', () => {
+    expect(() => createSnapshotService({ upstream, intervalMs: 1, freshMs: -1, fallbackMs: 0 })).toThrow(
+      /freshMs must be ≥ 0/,
+    );
+    expect(() =>
+      createSnapshotService({ upstream, intervalMs: 1, freshMs: Number.NaN, fallbackMs: 0 }),
+    ).toThrow(/freshMs must be ≥ 0/);
+    expect(() => createSnapshotService({ upstream, intervalMs: 1, freshMs: 31, fallbackMs: 30 })).toThrow(
+      /fallbackMs must be ≥ freshMs/,
+    );
+  });
+});
+
 describe('snapshot service feeding the fee bodies', () => {
   it('produces readings the preview and decision builders turn into schema-valid bodies', async () => {
     const sim = await startMempoolSimulator({ scenario: 'backlog', seed: 12 });

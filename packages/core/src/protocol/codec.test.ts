@@ -59,6 +59,15 @@ describe('decodePaymentHeader', () => {
     expect(decodePaymentHeader(header).x402Version).toBe(2);
   });
 
+  it('rejects padding that leaves the length off a multiple of four, which Buffer would decode', () => {
+    let header = encodeHeader(payload);
+    for (let pad = 'x'; !header.endsWith('=='); pad += 'x') header = encodeHeader({ ...payload, pad });
+    const short = header.slice(0, -1);
+    expect(Buffer.from(short, 'base64').toString('utf8')).toContain('"x402Version":2');
+    expect(codeOf(() => decodePaymentHeader(short))).toBe('payment_header_invalid_base64');
+    expect(decodePaymentHeader(header).x402Version).toBe(2);
+  });
+
   it.each([
     ['URL-safe characters', (h: string) => h.replaceAll('+', '-').replaceAll('/', '_') + '-_'],
     ['leading whitespace', (h: string) => ` ${h}`],
