@@ -17,9 +17,9 @@ import {
   challengeOf,
   deltas,
   devnetFacilitator,
+  fillSnippetPlaceholders,
   PRICE,
   payerAccount,
-  SNIPPET_PLACEHOLDERS,
 } from './support/interop-harness';
 import { ROOT } from './support/packed-packages';
 
@@ -41,14 +41,13 @@ function paywallBlocks(): [string, string] {
 
 /** Runs a block (TypeScript, from the workspace sources) and resolves with the URL it listens on. */
 function runBlock(name: string, source: string): Promise<string> {
-  for (const placeholder of Object.values(SNIPPET_PLACEHOLDERS))
-    expect(source, `${name} block names ${placeholder}`).toContain(placeholder);
   const file = join(scratch, `${name}.ts`);
   writeFileSync(
     file,
-    source
-      .replaceAll(SNIPPET_PLACEHOLDERS.payTo, `'${devnet.accounts.payTo.address}'`)
-      .replaceAll(SNIPPET_PLACEHOLDERS.facilitatorUrl, `'${facilitator.url}'`),
+    fillSnippetPlaceholders(`${name} block`, source, {
+      payTo: devnet.accounts.payTo.address,
+      facilitatorUrl: facilitator.url,
+    }),
   );
   const preload = join(ROOT, 'test', 'support', 'report-listen-port.mjs');
   const child = spawn(

@@ -17,7 +17,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balances, deltas, payerAccount, SNIPPET_PLACEHOLDERS } from './support/interop-harness';
+import { balances, deltas, fillSnippetPlaceholders, payerAccount } from './support/interop-harness';
 import {
   installScratchApp,
   type PackedPackage,
@@ -111,11 +111,10 @@ function readmeExample(dir: string): string {
 /** The example with its placeholders filled in for the devnet and the packed facilitator. */
 function runnableExample(framework: Framework): string {
   const source = readmeExample(framework);
-  for (const placeholder of Object.values(SNIPPET_PLACEHOLDERS))
-    expect(source, `the ${framework} README example names ${placeholder}`).toContain(placeholder);
-  const filled = source
-    .replaceAll(SNIPPET_PLACEHOLDERS.payTo, `'${devnet.accounts.payTo.address}'`)
-    .replaceAll(SNIPPET_PLACEHOLDERS.facilitatorUrl, `'${facilitator.url}'`);
+  const filled = fillSnippetPlaceholders(`the ${framework} README example`, source, {
+    payTo: devnet.accounts.payTo.address,
+    facilitatorUrl: facilitator.url,
+  });
   return ts.transpileModule(filled, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   }).outputText;

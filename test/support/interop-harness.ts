@@ -37,6 +37,7 @@ import Koa from 'koa';
 import { type Address, createNonceManager, createWalletClient, type Hex, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { jsonRpc } from 'viem/nonce';
+import { expect } from 'vitest';
 import { NEWEST, type OfficialRelease } from './official-releases';
 
 /** The price every interop route charges, in atomic units (0.001 USDC). */
@@ -51,6 +52,23 @@ export const SNIPPET_PLACEHOLDERS = {
   payTo: "'0x209693Bc6afc0C5328bA36FaF03C514EF312287C'",
   facilitatorUrl: "'https://x402.org/facilitator'",
 } as const;
+
+/**
+ * A snippet with its placeholders replaced by the devnet's `payTo` and a running facilitator's URL;
+ * fails (naming `what`) when the snippet no longer writes one of them, so a doc edit cannot leave a
+ * test running something else.
+ */
+export function fillSnippetPlaceholders(
+  what: string,
+  source: string,
+  values: { payTo: string; facilitatorUrl: string },
+): string {
+  for (const placeholder of Object.values(SNIPPET_PLACEHOLDERS))
+    expect(source, `${what} names ${placeholder}`).toContain(placeholder);
+  return source
+    .replaceAll(SNIPPET_PLACEHOLDERS.payTo, `'${values.payTo}'`)
+    .replaceAll(SNIPPET_PLACEHOLDERS.facilitatorUrl, `'${values.facilitatorUrl}'`);
+}
 
 export interface Listening {
   url: string;
