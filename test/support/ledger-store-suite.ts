@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { IdentifierBinding, LedgerEntry, LedgerStore, StoredResponse } from '@tollbooth/core';
+import type { IdentifierBinding, LedgerStore } from '@tollbooth/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ALL_BYTES, buildLedgerEntry, HOUR, NOT_UTF8, newId, response } from './ledger-store-fixtures';
+import { describePurgeRules } from './ledger-store-purge-suite';
 
 /**
  * Opens a store on a namespace of the backend. Two calls with the same namespace must reach the
@@ -22,65 +24,6 @@ export interface LedgerStoreSuiteOptions {
   unavailable?: string | undefined;
   /** Drops everything the run created (tables, schemas, keys); called once after the suite. */
   cleanup?: () => Promise<void>;
-}
-
-const HOUR = 3_600_000;
-let sequence = 0;
-
-/** A fresh, unique payment identity. */
-function newId(label = 'id'): string {
-  sequence += 1;
-  return `eip155:84532:0x036cbd53842c5426634e7929541ec2318f3dcf7e:0xpayer:${label}-${sequence}-${randomBytes(4).toString('hex')}`;
-}
-
-/** Builds a claimed entry; expiry is an hour ahead of the real clock so no backend expires it during a run. */
-export function buildLedgerEntry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
-  const now = Date.now();
-  return {
-    id: newId(),
-    state: 'claimed',
-    resource: 'https://fees.example/api/v1/fees/now',
-    route: 'GET /api/v1/fees/now',
-    network: 'eip155:84532',
-    payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
-    payload: {
-      x402Version: 2,
-      payload: {
-        signature:
-          '0x2d6a7588d6acca505cbf0d9a4a227e0c52c6c34008c8e8986a1283259764173608a2ce6496642e377d6da8dbbf5836e9bd15092f9ecab05ded3d6293af148b571c',
-        authorization: { from: '0x857b', to: '0x209693', value: '10000', validAfter: '0', nonce: '0xf374' },
-      },
-    },
-    requirements: {
-      scheme: 'exact',
-      network: 'eip155:84532',
-      amount: '10000',
-      extra: { name: 'USDC', version: '2' },
-    },
-    validBefore: Math.floor(now / 1000) + 600,
-    owner: 'instance-a:req-1',
-    leaseUntil: now + 30_000,
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: now + HOUR,
-    ...overrides,
-  };
-}
-
-const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, i) => i);
-// Lone continuation byte, overlong encoding, truncated sequence, a surrogate half and a NUL: not UTF-8.
-const NOT_UTF8 = Uint8Array.from([0x80, 0xc0, 0xaf, 0xe2, 0x82, 0xed, 0xa0, 0x80, 0x00, 0xff, 0xfe]);
-
-function response(body: Uint8Array, status = 200): StoredResponse {
-  return {
-    status,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      'payment-response': 'eyJzdWNjZXNzIjp0cnVlfQ==',
-      'x-empty': '',
-    },
-    body,
-  };
 }
 
 /**
@@ -653,130 +596,7 @@ export function describeLedgerStore(
       }
     });
 
-    it('purges only entries that expired before the given time', async () => {
-      const store = await openStore();
-      const at = Date.now() + 10 * HOUR;
-      const expired = [
-        buildLedgerEntry({
-          state: 'settled',
-          transaction: '0xpurge',
-          response: response(ALL_BYTES),
-          expiresAt: at - 1000,
-        }),
-        buildLedgerEntry({ state: 'rejected', payer: '0xpurged', expiresAt: at - 1 }),
-      ];
-      const kept = [
-        buildLedgerEntry({ expiresAt: at }),
-        buildLedgerEntry({ transaction: '0xpurge', expiresAt: at + 1 }),
-      ];
-      for (const entry of [...expired, ...kept]) await store.claim(entry);
-
-      expect(await store.purgeExpired(at)).toBe(2);
-      for (const entry of expired) expect(await store.get(entry.id)).toBeUndefined();
-      for (const entry of kept) expect(await store.get(entry.id)).toEqual(entry);
-      expect((await store.query({})).map((e) => e.id).sort()).toEqual(kept.map((e) => e.id).sort());
-      expect((await store.query({ transaction: '0xpurge' })).map((e) => e.id)).toEqual([kept[1]!.id]);
-      expect(await store.query({ payer: '0xpurged' })).toEqual([]);
-      expect(await store.purgeExpired(at)).toBe(0);
-      expect((await store.claim(expired[0]!)).acquired).toBe(true);
-    });
-
-    it('never purges a settled entry that holds no answer yet, and purges it once its answer is stored', async () => {
-      // Settled before its handler ran and the answer never produced: its payer is served whenever
-      // it retries (the gate runs the handler then), so the entry outlives its expiry — here one
-      // already past on the real clock too, as a store that expires keys itself would see it.
-      const store = await openStore();
-      const past = Date.now() - 1000;
-      const at = Date.now() + 10 * HOUR;
-      const receipt = { success: true, transaction: '0xpending' };
-      const settledFirst = buildLedgerEntry({ state: 'settling', transaction: '0xpending' });
-      await store.claim(settledFirst);
-      await store.update(
-        settledFirst.id,
-        { state: ['settling'] },
-        { state: 'settled', receipt, expiresAt: past },
-      );
-      const claimedSettled = buildLedgerEntry({ state: 'settled', receipt, expiresAt: past });
-      await store.claim(claimedSettled);
-      const answered = buildLedgerEntry({
-        state: 'settled',
-        receipt,
-        response: response(ALL_BYTES),
-        expiresAt: at - 1,
-      });
-      await store.claim(answered);
-
-      expect(await store.purgeExpired(at)).toBe(1);
-      expect(await store.get(answered.id)).toBeUndefined();
-      for (const entry of [settledFirst, claimedSettled]) {
-        expect(await store.get(entry.id)).toMatchObject({ state: 'settled', expiresAt: past });
-        expect((await store.get(entry.id))?.response).toBeUndefined();
-      }
-      expect((await store.query({ state: 'settled' })).map((e) => e.id).sort()).toEqual(
-        [settledFirst.id, claimedSettled.id].sort(),
-      );
-
-      // The answer produced on the payer's retry: the entry expires as any other.
-      await store.update(
-        settledFirst.id,
-        { state: ['settled'] },
-        { state: 'settled', response: response(ALL_BYTES) },
-      );
-      await store.purgeExpired(at);
-      expect(await store.get(settledFirst.id)).toBeUndefined();
-      expect(await store.get(claimedSettled.id)).toBeDefined();
-    });
-
-    it('never purges a settling or uncertain entry until it is resolved, and purges it once it is', async () => {
-      // A charge may have happened: the reconciler must still find the entry however long the
-      // chain takes to tell (expiresAt already past on the real clock, as in the test above).
-      const store = await openStore();
-      const past = Date.now() - 1000;
-      const at = Date.now() + 10 * HOUR;
-      const settling = buildLedgerEntry({ state: 'settling', leaseUntil: 0, expiresAt: past });
-      await store.claim(settling);
-      const uncertain = buildLedgerEntry({ state: 'settling' });
-      await store.claim(uncertain);
-      await store.update(
-        uncertain.id,
-        { state: ['settling'] },
-        { state: 'uncertain', leaseUntil: 0, expiresAt: past },
-      );
-      const bound = {
-        key: `0xpayer:pay_${randomBytes(12).toString('hex')}`,
-        fingerprint: randomBytes(32).toString('hex'),
-        entry: uncertain.id,
-        createdAt: past,
-        expiresAt: past,
-      };
-      expect(await store.bindIdentifier(bound)).toEqual(bound);
-      const released = buildLedgerEntry({ state: 'verified', expiresAt: at - 1 });
-      await store.claim(released);
-
-      expect(await store.purgeExpired(at)).toBe(1);
-      expect(await store.get(released.id)).toBeUndefined();
-      expect(await store.get(settling.id)).toMatchObject({ state: 'settling', expiresAt: past });
-      expect(await store.get(uncertain.id)).toMatchObject({ state: 'uncertain', expiresAt: past });
-      expect(await store.getIdentifier(bound.key)).toEqual(bound);
-      // What the reconciler asks for.
-      const resolvable = await store.query({
-        state: ['claimed', 'verified', 'settling', 'uncertain'],
-        leaseUntilBefore: Date.now(),
-      });
-      expect(resolvable.map((e) => e.id).sort()).toEqual([settling.id, uncertain.id].sort());
-
-      // Resolved (confirmed on chain; expired unused): both expire as any other.
-      await store.update(
-        uncertain.id,
-        { state: ['uncertain'] },
-        { state: 'settled', receipt: { success: true }, response: response(ALL_BYTES) },
-      );
-      await store.update(settling.id, { state: ['settling'] }, { state: 'rejected' });
-      await store.purgeExpired(at);
-      expect(await store.get(uncertain.id)).toBeUndefined();
-      expect(await store.get(settling.id)).toBeUndefined();
-      expect(await store.getIdentifier(bound.key)).toBeUndefined();
-    });
+    describePurgeRules(openStore);
 
     // Only stores that keep data outside the process get these two (the memory store does not).
     const durableIt = options.durable ? it : undefined;
