@@ -264,10 +264,19 @@ describe('createExactEvmFacilitator on a devnet', () => {
   it('waits for its own pending transaction when the same payment is settled again, and answers success with its hash (no second transfer sent to revert)', async () => {
     const key = generatePrivateKey();
     await devnet.testClient.setBalance({ address: privateKeyToAccount(key).address, value: 10n ** 18n });
+    // Tells the test when the facilitator asks the node for a receipt, so the block is mined while
+    // the third settlement waits for its transaction, not after a guessed delay.
+    let receiptAsked: (() => void) | undefined;
+    const transport = http(devnet.rpcUrl, {
+      onFetchRequest: (_request, init) => {
+        if (typeof init.body === 'string' && init.body.includes('eth_getTransactionReceipt'))
+          receiptAsked?.();
+      },
+    });
     const twice = createExactEvmFacilitator({
       account: key,
       chain: devnet.chain,
-      rpcUrl: devnet.rpcUrl,
+      transport,
       pollingIntervalMs: 50,
       receiptTimeoutMs: 1_000,
     });
@@ -286,8 +295,11 @@ describe('createExactEvmFacilitator on a devnet', () => {
         errorReason: ExactEvmReason.settlementPending,
         transaction: first.transaction,
       });
+      const asked = new Promise<void>((resolve) => {
+        receiptAsked = resolve;
+      });
       const settling = twice.settle(payment, requirements);
-      await new Promise((r) => setTimeout(r, 200));
+      await asked;
       await devnet.mine();
       second = await settling;
     } finally {
