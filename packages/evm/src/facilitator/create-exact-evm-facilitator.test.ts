@@ -188,8 +188,11 @@ describe('createExactEvmFacilitator on a devnet', () => {
 
   it('settles the other 19 of 20 concurrent settlements when the node refuses one (no one waits behind its nonce)', async () => {
     let sends = 0;
+    // Its own gas account: another facilitator of this file may still keep a transaction alive.
+    const key = generatePrivateKey();
+    await devnet.testClient.setBalance({ address: privateKeyToAccount(key).address, value: 10n ** 18n });
     const refusing = createExactEvmFacilitator({
-      account: devnet.accounts.facilitator.privateKey,
+      account: key,
       chain: devnet.chain,
       transport: custom({
         async request({ method, params }) {
@@ -200,7 +203,8 @@ describe('createExactEvmFacilitator on a devnet', () => {
         },
       }),
       pollingIntervalMs: 50,
-      receiptTimeoutMs: 4_000,
+      // Long enough for 19 receipts on a loaded machine; a nonce gap would still hold them past it.
+      receiptTimeoutMs: 20_000,
     });
     const payments = await Promise.all(
       Array.from({ length: 20 }, (_, i) => buildPayment(payer(i % 4), requirements)),
@@ -225,7 +229,7 @@ describe('createExactEvmFacilitator on a devnet', () => {
         args: [lost.authorization.from, lost.authorization.nonce],
       }),
     ).toBe(false);
-  });
+  }, 60_000);
 
   it('keeps settling after a pending settlement transaction was dropped, and the dropped one still lands under its hash', async () => {
     const dropping = createExactEvmFacilitator({
