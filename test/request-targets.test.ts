@@ -2,6 +2,8 @@
 // served as its origin-form, a #fragment is normalised on free routes and refused with 400 before
 // any payment on paid ones, a paid path answers 405 with Allow to the methods it does not serve,
 // and none of it gives a 5xx or an error-level log: the same answer on Express, Fastify and Koa.
+import { decodeHeaderJson } from '@tollbooth/core';
+import { TEST_PAYER, TEST_TX } from '@tollbooth/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FREE_BODIES,
@@ -77,7 +79,12 @@ describe('request targets on Express, Fastify and Koa', () => {
       );
       expect(answer.status, app.name).toBe(200);
       expect(JSON.parse(answer.body)).toMatchObject({ paid: true });
-      expect(answer.headers['payment-response'], app.name).toBeDefined();
+      expect(decodeHeaderJson(answer.headers['payment-response']!), app.name).toEqual({
+        success: true,
+        transaction: TEST_TX,
+        network: 'eip155:8453',
+        payer: TEST_PAYER,
+      });
     }
   });
 

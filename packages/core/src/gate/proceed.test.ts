@@ -1,9 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
 import type { LedgerStore } from '../ledger/types';
-import { encodeHeader } from '../protocol/codec';
-import { createScriptedFacilitator, type ScriptedFacilitator } from '../test-support/scripted-facilitator';
-import { buildPayment, createSimpleScheme, TEST_PAY_TO } from '../test-support/simple-scheme';
+import { decodeHeaderJson, encodeHeader } from '../protocol/codec';
+import {
+  createScriptedFacilitator,
+  type ScriptedFacilitator,
+  TEST_TX,
+} from '../test-support/scripted-facilitator';
+import { buildPayment, createSimpleScheme, TEST_PAY_TO, TEST_PAYER } from '../test-support/simple-scheme';
 import { createPaymentGate, type TollboothGate } from './create-payment-gate';
 import type { HandlerResponse, Outcome } from './types';
 
@@ -41,13 +45,18 @@ async function proceedWith(header: string): Promise<Extract<Outcome, { kind: 'pr
   return outcome;
 }
 
+/** The settlement receipt a paid answer carries in PAYMENT-RESPONSE, decoded. */
+const receiptOf = (response: HandlerResponse) =>
+  decodeHeaderJson(response.headers['payment-response'] as string);
+const settledReceipt = { success: true, transaction: TEST_TX, network: 'eip155:8453', payer: TEST_PAYER };
+
 describe('the proceed outcome', () => {
   it('settles through its own settle(), once: a later settle or finish passes the answer through', async () => {
     const outcome = await proceedWith(
       encodeHeader(buildPayment(gate.routes.get('GET /paid')!.requirements[0]!)),
     );
     const paid = await outcome.settle(handled);
-    expect(paid.headers['payment-response']).toBeDefined();
+    expect(receiptOf(paid)).toEqual(settledReceipt);
     expect(facilitator.calls.settle).toBe(1);
     expect((await ledger.get(outcome.payment.identity))?.state).toBe('settled');
     for (const again of [await outcome.settle(handled), await gate.finish(outcome.payment, handled)]) {
@@ -66,7 +75,7 @@ describe('the proceed outcome', () => {
     expect(facilitator.calls.settle).toBe(0);
     // The payer may pay again with the same payload: it is claimed afresh.
     const retry = await proceedWith(header);
-    expect((await gate.finish(retry.payment, handled)).headers['payment-response']).toBeDefined();
+    expect(receiptOf(await gate.finish(retry.payment, handled))).toEqual(settledReceipt);
     expect(facilitator.calls.settle).toBe(1);
   });
 });
