@@ -111,7 +111,12 @@ describe.runIf(chromiumAvailable)('the browser paywall in Chromium on the devnet
     const response = await page.goto(`${url}/paid`);
     expect(response?.status()).toBe(402);
     expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
-    expect(response?.headers()['payment-required']).toBeTruthy();
+    // The same challenge the page renders rides in the header, for a client that reads it.
+    expect(decodeHeaderJson(response!.headers()['payment-required']!)).toMatchObject({
+      x402Version: 2,
+      resource: { url: `${url}/paid` },
+      accepts: [expect.objectContaining({ scheme: 'exact', network: 'eip155:8453', amount: String(PRICE) })],
+    });
     await page.waitForSelector('body[data-paywall-state="idle"]');
     return { page, log, errors };
   }
