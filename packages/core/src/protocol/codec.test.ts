@@ -59,6 +59,27 @@ describe('decodePaymentHeader', () => {
     expect(decodePaymentHeader(header).x402Version).toBe(2);
   });
 
+  /** The payload grown by a `pad` field until its header ends with exactly `n` padding characters. */
+  const paddedWith = (n: number) => {
+    for (let pad = ''; ; pad += 'x') {
+      const header = encodeHeader({ ...payload, pad });
+      if (header.length - header.replace(/=+$/, '').length === n) return header;
+    }
+  };
+
+  it.each([
+    [1, 3],
+    [2, 2],
+  ])(
+    'accepts a header with its %i padding character(s) left off, %i characters past a multiple of four',
+    (n, rest) => {
+      const header = paddedWith(n);
+      const bare = header.slice(0, -n);
+      expect(bare.length % 4).toBe(rest);
+      expect(decodePaymentHeader(bare)).toStrictEqual(decodePaymentHeader(header));
+    },
+  );
+
   it('rejects padding that leaves the length off a multiple of four, which Buffer would decode', () => {
     let header = encodeHeader(payload);
     for (let pad = 'x'; !header.endsWith('=='); pad += 'x') header = encodeHeader({ ...payload, pad });
@@ -131,6 +152,73 @@ describe('decodePaymentHeader', () => {
         expect(codeOf(() => decodePaymentHeader(value))).toMatch(/^payment_/);
       }),
     );
+  });
+});
+
+describe('decodePaymentHeader refusals, as a client reads them in the 400', () => {
+  const refusal = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof TollboothError)
+        return { code: error.code, message: error.message, cause: error.cause };
+      throw error;
+    }
+    throw new Error('no refusal');
+  };
+
+  it('names the cap a header is over', () => {
+    expect(refusal(() => decodePaymentHeader('A'.repeat(101), { maxBytes: 100 }))).toStrictEqual({
+      code: 'payment_header_too_large',
+      message: 'payment header longer than 100 characters',
+      cause: undefined,
+    });
+  });
+
+  it('says a header is not standard base64', () => {
+    expect(refusal(() => decodePaymentHeader(`${encodeHeader(payload)}\n`))).toStrictEqual({
+      code: 'payment_header_invalid_base64',
+      message: 'header is not standard base64',
+      cause: undefined,
+    });
+  });
+
+  it('says a header is not UTF-8, keeping the decoder error as the cause', () => {
+    const { cause, ...rest } = refusal(() =>
+      decodePaymentHeader(Buffer.from([0xff, 0xfe, 0x7b]).toString('base64')),
+    );
+    expect(rest).toStrictEqual({ code: 'payment_header_invalid_json', message: 'header is not UTF-8' });
+    expect(cause).toBeInstanceOf(TypeError);
+  });
+
+  it('says a header is not JSON, keeping the parser error as the cause', () => {
+    const { cause, ...rest } = refusal(() => decodePaymentHeader(Buffer.from('not json').toString('base64')));
+    expect(rest).toStrictEqual({ code: 'payment_header_invalid_json', message: 'header is not JSON' });
+    expect(cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it.each([
+    [
+      'a JSON array, naming the whole payload',
+      [payload],
+      '(payload: Invalid input: expected object, received array)',
+    ],
+    [
+      'an unknown version, naming the field',
+      { ...payload, x402Version: 3 },
+      "(x402Version: Invalid discriminator value. Expected '2' | '1')",
+    ],
+    [
+      'a nested field, naming its dotted path',
+      { ...payload, accepted: { ...payload.accepted, amount: '1.5' } },
+      '(accepted.amount: must be a decimal string of atomic units)',
+    ],
+  ])('names the first schema mismatch of %s', (_what, value, where) => {
+    expect(refusal(() => decodePaymentHeader(encodeHeader(value)))).toStrictEqual({
+      code: 'payment_payload_invalid',
+      message: `payment payload does not match the x402 schema ${where}`,
+      cause: undefined,
+    });
   });
 });
 
