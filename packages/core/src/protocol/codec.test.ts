@@ -199,9 +199,14 @@ describe('decodePaymentHeader refusals, as a client reads them in the 400', () =
 
   it.each([
     [
-      'a JSON array, naming the whole payload',
+      'a JSON array, by its message alone (it is about the whole payload)',
       [payload],
-      '(payload: Invalid input: expected object, received array)',
+      '(Invalid input: expected object, received array)',
+    ],
+    [
+      "the payload's own payload field, naming it",
+      { ...payload, payload: 7 },
+      '(payload: Invalid input: expected record, received number)',
     ],
     [
       'an unknown version, naming the field',

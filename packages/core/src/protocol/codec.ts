@@ -76,11 +76,13 @@ export function decodePaymentHeader(
   const json = decodeHeaderJson(value);
   const parsed = AnyPaymentPayload.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'payload';
+    // A failed parse has at least one issue. One at the root (no path) is about the payload as a
+    // whole and is named by its message alone: 'payload:' would read as the payload's own field.
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
     throw new TollboothError(
       'payment_payload_invalid',
-      `payment payload does not match the x402 schema (${where}: ${issue?.message ?? 'invalid'})`,
+      `payment payload does not match the x402 schema (${where}${issue.message})`,
     );
   }
   return parsed.data;
