@@ -20,6 +20,7 @@ export const areas = {
       'packages/evm/src/server/pre-verify-exact-evm-payment.ts',
     ],
     tests: [
+      'packages/evm/src/checks/*.test.ts',
       'packages/evm/src/facilitator/*.test.ts',
       'packages/evm/src/server/*.test.ts',
       'packages/evm/src/payload/*.test.ts',
