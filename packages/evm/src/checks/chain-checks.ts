@@ -52,7 +52,19 @@ export async function checkSignatureOnChain(
 ): Promise<CheckFailure | { ok: true; signature: Hex }> {
   const { authorization } = request.payload;
   const payer = authorization.from;
-  const digest = digestOf(request);
+  let digest: Hex;
+  try {
+    digest = digestOf(request);
+  } catch (error) {
+    // A field the payload schema lets through but the EIP-712 encoder refuses (a `from` or `to`
+    // with a broken checksum): a refusal, as in preVerify, not a crash of verify or settle.
+    return {
+      ok: false,
+      reason: ExactEvmReason.signature,
+      message: `cannot hash the authorization: ${String(error)}`,
+      payer,
+    };
+  }
   const local = checkLocalSignature(request, digest);
   if (local.kind === 'valid') return { ok: true, signature: request.payload.signature };
   let signature = request.payload.signature;

@@ -1,6 +1,15 @@
-import type { PaymentPayload, PaymentRequirements } from '@tollbooth/core';
+import { FacilitatorError, type PaymentPayload, type PaymentRequirements } from '@tollbooth/core';
 import { type Devnet, startDevnet, testErc1271WalletAbi, testErc1271WalletBytecode } from '@tollbooth/devnet';
-import { createPublicClient, custom, type Hex, http } from 'viem';
+import {
+  createPublicClient,
+  custom,
+  type Hex,
+  HttpRequestError,
+  http,
+  serializeErc6492Signature,
+  toFunctionSelector,
+  zeroAddress,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTransferAuthorization } from '../client/sign-transfer-authorization';
@@ -13,6 +22,7 @@ import {
   type CreateExactEvmFacilitatorReturnType,
   createExactEvmFacilitator,
 } from './create-exact-evm-facilitator';
+import { verifyExactEvmPayment } from './verify-exact-evm-payment';
 
 let devnet: Devnet;
 let facilitator: CreateExactEvmFacilitatorReturnType;
@@ -73,14 +83,19 @@ describe('createExactEvmFacilitator on a devnet', () => {
     expect(payToAfter! - payToBefore!).toBe(10_000n);
 
     // The same authorization again: refused at verify and at settle, nothing moves.
-    expect(await facilitator.verify(payment, requirements)).toMatchObject({
+    const { nonce } = (payment.payload as { authorization: { nonce: Hex } }).authorization;
+    const used = `nonce ${nonce} of ${account.address} is already used`;
+    expect(await facilitator.verify(payment, requirements)).toEqual({
       isValid: false,
       invalidReason: ExactEvmReason.nonceAlreadyUsed,
+      invalidMessage: used,
+      payer: account.address,
     });
     const replay = await facilitator.settle(payment, requirements);
     expect(replay).toMatchObject({
       success: false,
       errorReason: ExactEvmReason.nonceAlreadyUsed,
+      errorMessage: used,
       transaction: '',
     });
     expect(await balances(account.address)).toEqual([payerAfter, payToAfter]);
@@ -99,7 +114,12 @@ describe('createExactEvmFacilitator on a devnet', () => {
   });
 
   it.each<
-    [string, (account: ReturnType<typeof payer>) => Promise<[PaymentPayload, PaymentRequirements]>, string]
+    [
+      string,
+      (account: ReturnType<typeof payer>) => Promise<[PaymentPayload, PaymentRequirements]>,
+      string,
+      RegExp,
+    ]
   >([
     [
       'a tampered amount',
@@ -108,6 +128,7 @@ describe('createExactEvmFacilitator on a devnet', () => {
         { ...requirements, amount: '1' },
       ],
       ExactEvmReason.signature,
+      /^signature does not match the payer$/,
     ],
     [
       'another recipient',
@@ -116,6 +137,7 @@ describe('createExactEvmFacilitator on a devnet', () => {
         requirements,
       ],
       ExactEvmReason.recipientMismatch,
+      /^authorization pays 0x[0-9a-fA-F]{40}, not 0x[0-9a-fA-F]{40}$/,
     ],
     [
       'the wrong EIP-712 name (token is "USD Coin")',
@@ -124,21 +146,34 @@ describe('createExactEvmFacilitator on a devnet', () => {
         return [await buildPayment(a, wrong), wrong];
       },
       ExactEvmReason.tokenNameMismatch,
+      /^token name is "USD Coin", not "USDC"$/,
+    ],
+    [
+      'the wrong EIP-712 version (token is "2")',
+      async (a) => {
+        const wrong = { ...requirements, extra: { name: 'USD Coin', version: '1' } };
+        return [await buildPayment(a, wrong), wrong];
+      },
+      ExactEvmReason.tokenVersionMismatch,
+      /^token version is "2", not "1"$/,
     ],
     [
       'an expired authorization',
       async (a) => [await buildPayment(a, requirements, now() - 120), requirements],
       ExactEvmReason.validBefore,
+      /^authorization expires at \d+, less than 6 s from now$/,
     ],
     [
       'an authorization not valid yet',
       async (a) => [await signedPayment(a, { validAfter: String(now() + 600) }), requirements],
       ExactEvmReason.validAfter,
+      /^authorization is not valid before \d+$/,
     ],
     [
       'another network',
       async (a) => [await buildPayment(a, { ...requirements, network: 'eip155:84532' }), requirements],
       ExactEvmReason.networkMismatch,
+      /^payment network eip155:84532 does not match eip155:8453$/,
     ],
     [
       'a token that is not deployed',
@@ -147,31 +182,46 @@ describe('createExactEvmFacilitator on a devnet', () => {
         return [await buildPayment(a, ghost), ghost];
       },
       ExactEvmReason.assetNotDeployed,
+      /^no contract at 0x000000000000000000000000000000000000dEaD on eip155:8453$/,
     ],
-  ])('refuses %s at verify and settle, moving no money', async (_label, build, reason) => {
-    const account = payer(2);
-    const [payment, reqs] = await build(account);
-    const before = await balances(account.address);
-    expect(await facilitator.verify(payment, reqs)).toMatchObject({ isValid: false, invalidReason: reason });
-    expect(await facilitator.settle(payment, reqs)).toMatchObject({
-      success: false,
-      errorReason: reason,
-      transaction: '',
-    });
-    expect(await balances(account.address)).toEqual(before);
-  });
+  ])(
+    'refuses %s at verify and settle with the payer and why, moving no money',
+    async (_label, build, reason, message) => {
+      const account = payer(2);
+      const [payment, reqs] = await build(account);
+      const before = await balances(account.address);
+      expect(await facilitator.verify(payment, reqs)).toEqual({
+        isValid: false,
+        invalidReason: reason,
+        invalidMessage: expect.stringMatching(message),
+        payer: account.address,
+      });
+      expect(await facilitator.settle(payment, reqs)).toEqual({
+        success: false,
+        errorReason: reason,
+        errorMessage: expect.stringMatching(message),
+        payer: account.address,
+        transaction: '',
+        network: 'eip155:8453',
+      });
+      expect(await balances(account.address)).toEqual(before);
+    },
+  );
 
   it('refuses a payer without enough tokens with insufficient_balance', async () => {
     const poor = privateKeyToAccount(generatePrivateKey());
     const payment = await buildPayment(poor, requirements);
-    expect(await facilitator.verify(payment, requirements)).toMatchObject({
+    expect(await facilitator.verify(payment, requirements)).toEqual({
       isValid: false,
       invalidReason: ExactEvmReason.insufficientBalance,
+      invalidMessage: 'balance 0 is below 10000',
       payer: poor.address,
     });
     expect(await facilitator.settle(payment, requirements)).toMatchObject({
       success: false,
       errorReason: ExactEvmReason.insufficientBalance,
+      errorMessage: 'balance 0 is below 10000',
+      payer: poor.address,
     });
   });
 
@@ -435,9 +485,11 @@ describe('createExactEvmFacilitator on a devnet', () => {
     expect(await devnet.balanceOf(wallet)).toBe(1_000_000n - 10_000n);
     // A signature by anyone but the owner is refused by the wallet.
     const forged = await signedPayment(payer(2), {}, wallet);
-    expect(await facilitator.verify(forged, requirements)).toMatchObject({
+    expect(await facilitator.verify(forged, requirements)).toEqual({
       isValid: false,
       invalidReason: ExactEvmReason.signature,
+      invalidMessage: 'the payer wallet rejects the signature (ERC-1271)',
+      payer: wallet,
     });
   });
 
@@ -527,6 +579,305 @@ describe('createExactEvmFacilitator on a devnet', () => {
     });
   });
 });
+
+describe('the payer a refusal names', () => {
+  it.each<[string, unknown]>([
+    ['no payload', undefined],
+    ['a payload without authorization', { signature: `0x${'11'.repeat(65)}` }],
+    ['a from that is no string', { signature: `0x${'11'.repeat(65)}`, authorization: { from: 123 } }],
+  ])('is absent for %s (invalid_payload)', async (_label, raw) => {
+    const payment = { ...(await buildPayment(payer(0), requirements)), payload: raw } as PaymentPayload;
+    expect(await facilitator.verify(payment, requirements)).toStrictEqual({
+      isValid: false,
+      invalidReason: ExactEvmReason.invalidPayload,
+      invalidMessage: expect.stringMatching(/^payload\./),
+    });
+  });
+
+  it('is the from of an authorization of the wrong shape (invalid_payload)', async () => {
+    const payment = tamper(await buildPayment(payer(0), requirements), { value: '-1' });
+    expect(await facilitator.verify(payment, requirements)).toStrictEqual({
+      isValid: false,
+      invalidReason: ExactEvmReason.invalidPayload,
+      invalidMessage: expect.stringMatching(/^payload\.authorization\.value: /),
+      payer: payer(0).address,
+    });
+  });
+});
+
+describe('verifyExactEvmPayment on its own', () => {
+  it('refuses a payment for another chain than its client serves, naming both', async () => {
+    const account = payer(0);
+    const elsewhere = { ...requirements, network: 'eip155:84532' };
+    const payment = await buildPayment(account, elsewhere);
+    expect(
+      await verifyExactEvmPayment({ client: devnet.publicClient, payload: payment, requirements: elsewhere }),
+    ).toEqual({
+      isValid: false,
+      invalidReason: ExactEvmReason.networkMismatch,
+      invalidMessage: 'this facilitator settles on eip155:8453, not eip155:84532',
+      payer: account.address,
+    });
+  });
+
+  it('verifies with a client that names no chain', async () => {
+    const account = payer(0);
+    const client = createPublicClient({ transport: http(devnet.rpcUrl) });
+    const payment = await buildPayment(account, requirements);
+    expect(await verifyExactEvmPayment({ client, payload: payment, requirements })).toEqual({
+      isValid: true,
+      payer: account.address,
+    });
+  });
+
+  it('leaves the transfer unsimulated when told, so a payer without funds passes', async () => {
+    const poor = privateKeyToAccount(generatePrivateKey());
+    const payment = await buildPayment(poor, requirements);
+    const input = { client: devnet.publicClient, payload: payment, requirements };
+    expect(await verifyExactEvmPayment({ ...input, simulate: false })).toEqual({
+      isValid: true,
+      payer: poor.address,
+    });
+    expect(await verifyExactEvmPayment(input)).toMatchObject({
+      isValid: false,
+      invalidReason: ExactEvmReason.insufficientBalance,
+    });
+  });
+
+  it('refuses an authorization whose from has a broken checksum at verify and settle, without throwing', async () => {
+    const account = payer(0);
+    const payment = await buildPayment(account, requirements);
+    // Every letter's case swapped: still 20 bytes of hex, but no longer a valid checksummed address.
+    const from = `0x${account.address.slice(2).replace(/[a-f]/gi, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()))}`;
+    const broken = tamper(payment, { from });
+    const message = expect.stringMatching(/^cannot hash the authorization: .*Address ".*" is invalid/s);
+    expect(await facilitator.verify(broken, requirements)).toEqual({
+      isValid: false,
+      invalidReason: ExactEvmReason.signature,
+      invalidMessage: message,
+      payer: from,
+    });
+    expect(await facilitator.settle(broken, requirements)).toEqual({
+      success: false,
+      errorReason: ExactEvmReason.signature,
+      errorMessage: message,
+      payer: from,
+      transaction: '',
+      network: 'eip155:8453',
+    });
+  });
+
+  it('refuses a payer contract that has no isValidSignature as a wallet that rejects the signature', async () => {
+    // The token itself as payer: it has code, but no ERC-1271 function, and reverts the call.
+    const payment = await signedPayment(payer(0), {}, devnet.token.address);
+    expect(await facilitator.verify(payment, requirements)).toEqual({
+      isValid: false,
+      invalidReason: ExactEvmReason.signature,
+      invalidMessage: 'the payer wallet rejects the signature (ERC-1271)',
+      payer: devnet.token.address,
+    });
+  });
+
+  it('diagnoses a token without EIP-3009 as eip3009_not_supported at verify and settle', async () => {
+    const account = payer(0);
+    // A contract that reverts every call.
+    const plain = privateKeyToAccount(generatePrivateKey()).address;
+    await devnet.testClient.setCode({ address: plain, bytecode: '0x60006000fd' });
+    const reqs = { ...requirements, asset: plain };
+    const payment = await buildPayment(account, reqs);
+    const message = `${plain} has no authorizationState()`;
+    expect(await facilitator.verify(payment, reqs)).toEqual({
+      isValid: false,
+      invalidReason: ExactEvmReason.eip3009NotSupported,
+      invalidMessage: message,
+      payer: account.address,
+    });
+    expect(await facilitator.settle(payment, reqs)).toMatchObject({
+      success: false,
+      errorReason: ExactEvmReason.eip3009NotSupported,
+      errorMessage: message,
+      transaction: '',
+    });
+  });
+
+  it("answers a revert the token does not explain with the node's words, even when the balance is exactly the price", async () => {
+    // A transfer to the zero address: signature, nonce, domain and balance are all fine, and the
+    // token still reverts (ERC20InvalidReceiver).
+    const account = privateKeyToAccount(generatePrivateKey());
+    await devnet.mint(account.address, 10_000n);
+    const reqs = { ...requirements, payTo: zeroAddress };
+    const payment = await buildPayment(account, reqs);
+    expect(await facilitator.verify(payment, reqs)).toEqual({
+      isValid: false,
+      invalidReason: ExactEvmReason.simulationFailed,
+      invalidMessage: expect.stringMatching(/^The contract function "transferWithAuthorization" reverted/),
+      payer: account.address,
+    });
+    expect(await facilitator.settle(payment, reqs)).toEqual({
+      success: false,
+      errorReason: ExactEvmReason.transactionFailed,
+      errorMessage: expect.stringContaining('transferWithAuthorization'),
+      payer: account.address,
+      transaction: '',
+      network: 'eip155:8453',
+    });
+    expect(await devnet.balanceOf(account.address)).toBe(10_000n);
+  });
+
+  it.each([
+    ["the payer wallet's isValidSignature", 'isValidSignature(bytes32,bytes)', 'wallet'],
+    ['the simulated transfer', TRANSFER_VRS, 'payer'],
+    ["the diagnosis' authorizationState", 'authorizationState(address,bytes32)', 'poor'],
+  ] as const)(
+    'throws a network FacilitatorError when the node does not answer %s',
+    async (_label, fn, who) => {
+      // The call is reached by an owner's signature for a smart wallet, by any good payment, and by
+      // a payment the simulation refuses (a payer without funds) respectively.
+      const owner = payer(1);
+      const payment =
+        who === 'wallet'
+          ? await signedPayment(owner, {}, await deployWallet(owner.address))
+          : await buildPayment(
+              who === 'poor' ? privateKeyToAccount(generatePrivateKey()) : owner,
+              requirements,
+            );
+      const { client, dropped } = droppingClient(fn);
+      const verdict = verifyExactEvmPayment({ client, payload: payment, requirements });
+      await expect(verdict).rejects.toBeInstanceOf(FacilitatorError);
+      await expect(verdict).rejects.toMatchObject({ kind: 'network', operation: 'verify' });
+      expect(dropped()).toBe(1);
+    },
+  );
+});
+
+describe('ERC-6492 and smart-wallet signatures', () => {
+  const MAGIC = '6492649264926492649264926492649264926492649264926492649264926492';
+
+  it.each<[string, (sig: Hex) => Hex, string, string]>([
+    [
+      'wrapped with a factory (a wallet not deployed yet)',
+      (signature) => serializeErc6492Signature({ address: FACTORY, data: '0xdeadbeef', signature }),
+      ExactEvmReason.factoryNotAllowed,
+      'undeployed ERC-6492 wallets are not supported',
+    ],
+    [
+      'wrapped with the zero address as factory',
+      (signature) => serializeErc6492Signature({ address: zeroAddress, data: '0xdeadbeef', signature }),
+      ExactEvmReason.signature,
+      'signature does not match the payer',
+    ],
+    [
+      'of 97 bytes without a wrapper',
+      () => `0x${'ab'.repeat(97)}`,
+      ExactEvmReason.signature,
+      'signature does not match the payer',
+    ],
+    [
+      'of 65 bytes that end like an ERC-6492 wrapper',
+      () => `0x${'11'.repeat(33)}${MAGIC}`,
+      ExactEvmReason.signature,
+      'signature does not match the payer',
+    ],
+  ])(
+    'refuses a signature %s from an address without code, at verify and settle',
+    async (_label, wrap, reason, message) => {
+      const from = privateKeyToAccount(generatePrivateKey()).address;
+      const signed = await signedPayment(payer(1), {}, from);
+      const payload = signed.payload as { signature: Hex };
+      const payment = { ...signed, payload: { ...payload, signature: wrap(payload.signature) } };
+      expect(await facilitator.verify(payment, requirements)).toEqual({
+        isValid: false,
+        invalidReason: reason,
+        invalidMessage: message,
+        payer: from,
+      });
+      expect(await facilitator.settle(payment, requirements)).toMatchObject({
+        success: false,
+        errorReason: reason,
+        errorMessage: message,
+        payer: from,
+        transaction: '',
+      });
+    },
+  );
+
+  it('unwraps an ERC-6492 signature of a wallet that is deployed already, and settles it', async () => {
+    const owner = payer(1);
+    const wallet = await deployWallet(owner.address);
+    await devnet.mint(wallet, 10_000n);
+    const signed = await signedPayment(owner, {}, wallet);
+    const payload = signed.payload as { signature: Hex };
+    const signature = serializeErc6492Signature({
+      address: FACTORY,
+      data: '0xdeadbeef',
+      signature: payload.signature,
+    });
+    const payment = { ...signed, payload: { ...payload, signature } };
+    expect(await facilitator.verify(payment, requirements)).toEqual({ isValid: true, payer: wallet });
+    expect(await facilitator.settle(payment, requirements)).toMatchObject({ success: true, payer: wallet });
+    expect(await devnet.balanceOf(wallet)).toBe(0n);
+  });
+
+  it('settles a smart-wallet signature that is not 65 bytes through the bytes form of transferWithAuthorization', async () => {
+    // A wallet whose isValidSignature accepts any signature (its own format is its business).
+    const wallet = privateKeyToAccount(generatePrivateKey()).address;
+    await devnet.testClient.setCode({ address: wallet, bytecode: '0x631626ba7e60e01b60005260206000f3' });
+    await devnet.mint(wallet, 10_000n);
+    const signed = await signedPayment(payer(1), {}, wallet);
+    const payment = {
+      ...signed,
+      payload: { ...(signed.payload as object), signature: `0x${'ab'.repeat(97)}` },
+    };
+    expect(await facilitator.verify(payment, requirements)).toEqual({ isValid: true, payer: wallet });
+    const receipt = await facilitator.settle(payment, requirements);
+    expect(receipt).toMatchObject({ success: true, payer: wallet, amount: '10000' });
+    const tx = await devnet.publicClient.getTransaction({ hash: receipt.transaction as Hex });
+    expect(tx.input.slice(0, 10)).toBe(toFunctionSelector(TRANSFER_BYTES));
+    expect(await devnet.balanceOf(wallet)).toBe(0n);
+  });
+});
+
+const FACTORY = '0x00000000000000000000000000000000000fac70' as const;
+const TRANSFER_VRS =
+  'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)';
+const TRANSFER_BYTES = 'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)';
+
+/** Deploys a TestERC1271Wallet owned by `owner`; resolves with its address. */
+async function deployWallet(owner: Hex): Promise<Hex> {
+  const deployer = devnet.clientFor(devnet.accounts.deployer.privateKey);
+  const hash = await deployer.deployContract({
+    abi: testErc1271WalletAbi,
+    bytecode: testErc1271WalletBytecode,
+    args: [owner],
+  });
+  return (await deployer.waitForTransactionReceipt({ hash })).contractAddress!;
+}
+
+/**
+ * A client on the devnet whose node gives no answer (an HTTP failure, as a dropped connection) to
+ * every eth_call of the function `signature`, and answers everything else; counts what it dropped.
+ */
+function droppingClient(signature: string) {
+  const selector = toFunctionSelector(signature);
+  let dropped = 0;
+  const client = createPublicClient({
+    chain: devnet.chain,
+    transport: custom(
+      {
+        async request({ method, params }) {
+          const call = (params as [{ data?: string; input?: string }] | undefined)?.[0];
+          if (method === 'eth_call' && (call?.data ?? call?.input ?? '').startsWith(selector)) {
+            dropped++;
+            throw new HttpRequestError({ url: devnet.rpcUrl, details: 'socket hang up' });
+          }
+          return rpc(method, params);
+        },
+      },
+      { retryCount: 0 },
+    ),
+  });
+  return { client, dropped: () => dropped };
+}
 
 /** A v2 payment with chosen authorization fields, signed correctly. */
 async function signedPayment(
