@@ -27,14 +27,21 @@ const feeRoutes: RoutesConfig = {
   'GET /api/v1/analyst*': { accepts: option('$0.05') },
 };
 
-const table = compileRoutes(feeRoutes, {
-  schemes: [createSimpleScheme()],
-  baseUrl: 'https://api.example.com/',
-});
+// Compiled inside each test, not once at import: a table compiled at import would not see the
+// mutants that mutation testing activates test by test (docs/testing.md).
+const compileFeeRoutes = () =>
+  compileRoutes(feeRoutes, { schemes: [createSimpleScheme()], baseUrl: 'https://api.example.com/' });
+
+/** A table of routes that all cost $1, declared in the order given. */
+const compilePriced = (keys: readonly string[], baseUrl?: string) =>
+  compileRoutes(Object.fromEntries(keys.map((key) => [key, { accepts: option('$1') }])), {
+    schemes: [createSimpleScheme()],
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+  });
 
 describe('compileRoutes', () => {
   it('resolves prices into requirements in the official key order', () => {
-    const route = table.get('GET /api/v1/fees/now')!;
+    const route = compileFeeRoutes().get('GET /api/v1/fees/now')!;
     expect(route.requirements).toHaveLength(1);
     expect(Object.keys(route.requirements[0]!)).toEqual([
       'scheme',
@@ -57,6 +64,7 @@ describe('compileRoutes', () => {
   });
 
   it('describes each route for discovery', () => {
+    const table = compileFeeRoutes();
     const route = table.get('GET /api/v1/ai/*')!;
     expect(route).toMatchObject({ method: 'GET', path: '/api/v1/ai/*', isPattern: true });
     expect(table.get('GET /api/v1/ai/explain/transaction/:txid')).toMatchObject({
@@ -174,7 +182,7 @@ describe('RouteTable.match', () => {
     ['GET', '/api/v1/analyst/deep', 'GET /api/v1/analyst*'],
     ['GET', '/api/v1/analystics', 'GET /api/v1/analyst*'],
   ])('matches %s %s to %s', (method, url, key) => {
-    expect(table.match(method, url)?.route.key).toBe(key);
+    expect(compileFeeRoutes().match(method, url)?.route.key).toBe(key);
   });
 
   it.each([
@@ -185,11 +193,14 @@ describe('RouteTable.match', () => {
     ['GET', '/api/v1/fees/now/extra'],
     ['GET', '/'],
   ])('leaves %s %s free', (method, url) => {
-    expect(table.match(method, url)).toBeUndefined();
+    expect(compileFeeRoutes().match(method, url)).toBeUndefined();
   });
 
   it('builds per-request resource URLs for routes with params, case preserved', () => {
-    const match = table.match('GET', 'http://internal:3000/api/v1/ai/explain/transaction/AbC?x=1')!;
+    const match = compileFeeRoutes().match(
+      'GET',
+      'http://internal:3000/api/v1/ai/explain/transaction/AbC?x=1',
+    )!;
     expect(match.params).toEqual({ txid: 'AbC' });
     expect(match.resourceUrl).toBe('https://api.example.com/api/v1/ai/explain/transaction/AbC');
   });
@@ -243,11 +254,61 @@ describe('RouteTable.match', () => {
     const local = compileRoutes({ 'GET /x': { accepts: option('$1') } }, { schemes: [createSimpleScheme()] });
     expect(local.match('GET', 'http://127.0.0.1:4000/x')?.resourceUrl).toBe('http://127.0.0.1:4000/x');
   });
+
+  it('matches a route declared for HEAD to a HEAD request', () => {
+    const table = compilePriced(['HEAD /probe', 'GET /probe']);
+    expect(table.match('HEAD', '/probe')?.route.key).toBe('HEAD /probe');
+    expect(table.match('GET', '/probe')?.route.key).toBe('GET /probe');
+  });
+
+  it('takes a key with spaces around it', () => {
+    const table = compilePriced([' GET /padded ']);
+    expect(table.match('GET', '/padded')?.route.key).toBe(' GET /padded ');
+    expect(table.get(' GET /padded ')?.path).toBe('/padded');
+  });
+
+  it.each([
+    ['more literal characters', ['GET /x/*', 'GET /x/y/*'], '/x/y/z', 'GET /x/y/*'],
+    ['fewer wildcards', ['GET /a*/b*', 'GET /a/b*'], '/a/bc', 'GET /a/b*'],
+    ['fewer params', ['GET /ab/:x/:y', 'GET /:a/c/d'], '/ab/c/d', 'GET /:a/c/d'],
+    ['a method over none', ['/m/:id', 'GET /m/:id'], '/m/1', 'GET /m/:id'],
+    ['the first declared, with methods', ['GET /a/:x', 'GET /:y/b'], '/a/b', 'GET /a/:x'],
+    ['the first declared, in the other order', ['GET /:y/b', 'GET /a/:x'], '/a/b', 'GET /:y/b'],
+    ['the first declared, without methods', ['/c/:x', '/:y/d'], '/c/d', '/c/:x'],
+    ['the first declared, without methods, in the other order', ['/:y/d', '/c/:x'], '/c/d', '/:y/d'],
+  ])('prefers %s', (_rule, keys, url, key) => {
+    expect(compilePriced(keys).match('GET', url)?.route.key).toBe(key);
+  });
+
+  it('leaves a method-less route the other methods at its own path, with params too', () => {
+    const table = compilePriced(['/p/:id', 'GET /p/:id', '/any', 'GET /any']);
+    expect(table.match('DELETE', '/p/1')?.route.key).toBe('/p/:id');
+    expect(table.match('GET', '/p/1')?.route.key).toBe('GET /p/:id');
+    expect(table.methodsFor('/p/1')).toEqual(['GET', 'HEAD', '*']);
+    expect(table.methodsFor('/any')).toEqual(['GET', 'HEAD', '*']);
+  });
+
+  it('leaves a method-less route out where the most specific route at the path serves other methods, whatever routes follow', () => {
+    const table = compilePriced(['POST /p/:x', 'PUT /:a/:b', '/:a/:b']);
+    // The POST route is the most specific at /p/q: the method-less route does not take GET there.
+    expect(table.match('GET', '/p/q')).toBeUndefined();
+    expect(table.methodsFor('/p/q')).toEqual(['POST', 'PUT']);
+    // At /r/s the PUT route shares the method-less route's path: GET stays priced.
+    expect(table.match('GET', '/r/s')?.route.key).toBe('/:a/:b');
+    expect(table.methodsFor('/r/s')).toEqual(['PUT', '*']);
+  });
+
+  it('lists the methods of a less specific route that names its own method', () => {
+    const table = compilePriced(['POST /api/v1/ai/fees/advice', 'GET /api/v1/ai/*']);
+    expect(table.methodsFor('/api/v1/ai/fees/advice')).toEqual(['POST', 'GET', 'HEAD']);
+    expect(table.match('GET', '/api/v1/ai/fees/advice')?.route.key).toBe('GET /api/v1/ai/*');
+    expect(table.methodsFor('/free')).toEqual([]);
+  });
 });
 
 describe('challenges', () => {
   it('are built once per resource and carry the same JSON in header and body', () => {
-    const route = table.get('GET /api/v1/fees/now')!;
+    const route = compileFeeRoutes().get('GET /api/v1/fees/now')!;
     const url = route.resourceUrl('https://api.example.com/api/v1/fees/now');
     const first = route.challenge(url);
     expect(route.challenge(url)).toBe(first);
@@ -286,6 +347,28 @@ describe('challenges', () => {
     expect(challenge.header!.length).toBeLessThan(1000);
   });
 
+  it('are kept for the 256 most recent resources of a route, the oldest built again past them', () => {
+    const route = compilePriced(['GET /tx/:id'], 'https://a.example').get('GET /tx/:id')!;
+    const urls = Array.from({ length: 256 }, (_, i) => `https://a.example/tx/${i}`);
+    const first = urls.map((url) => route.challenge(url));
+    urls.forEach((url, i) => {
+      expect(route.challenge(url)).toBe(first[i]);
+    });
+    route.challenge('https://a.example/tx/256');
+    const again = route.challenge(urls[0]!);
+    expect(again).not.toBe(first[0]);
+    expect(again).toEqual(first[0]);
+    expect(route.challenge(urls[255]!)).toBe(first[255]);
+  });
+
+  it('are built anew for another error code, with that code', () => {
+    const route = compilePriced(['GET /x'], 'https://a.example').get('GET /x')!;
+    const invalid = route.challenge('https://a.example/x', 'invalid_payment');
+    expect(route.challenge('https://a.example/x', 'invalid_payment')).not.toBe(invalid);
+    expect(invalid.object['error']).toBe('invalid_payment');
+    expect(route.challenge('https://a.example/x').object['error']).toBe('payment_required');
+  });
+
   it('are v1 bodies without a header for a v1 route', () => {
     const v1 = compileRoutes(
       { 'GET /old': { accepts: option('$0.01'), x402Version: 1, description: 'old' } },
@@ -315,6 +398,65 @@ describe('availability', () => {
     local.setAvailability('GET /api/v1/fees/now', 'active');
     expect(local.match('GET', '/api/v1/fees/now')!.route.availability).toBe('active');
     expect(() => local.setAvailability('GET /nope', 'active')).toThrow(TollboothError);
+  });
+
+  it('refuses an unknown route and an unknown availability, and keeps the route as it was', () => {
+    const local = compileFeeRoutes();
+    expect(() => local.setAvailability('GET /nope', 'active')).toThrow(
+      expect.objectContaining({ code: 'invalid_config', message: 'no paid route "GET /nope"' }),
+    );
+    expect(() => local.setAvailability('GET /api/v1/fees/now', 'gone' as never)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_config',
+        message: 'availability must be one of active, paused, retired',
+      }),
+    );
+    expect(local.get('GET /api/v1/fees/now')!.availability).toBe('paused');
+  });
+});
+
+describe('resource URLs', () => {
+  it('use the declared path of a route without params or wildcards, whatever the spelling of the request', () => {
+    const match = compileFeeRoutes().match('GET', 'http://internal/API/V1/fees/%6Eow/')!;
+    expect(match.resourceUrl).toBe('https://api.example.com/api/v1/fees/now');
+  });
+
+  it.each([
+    ['a param', 'GET /tx/:id', '/TX/AbC'],
+    ['a wildcard', 'GET /ai/*', '/AI/Chat/Deep'],
+    ['an inner wildcard', 'GET /report*', '/REPORTS'],
+  ])("use the request's path for a route with %s", (_kind, key, url) => {
+    const match = compilePriced([key], 'https://api.example.com/').match('GET', url)!;
+    expect(match.route.key).toBe(key);
+    expect(match.resourceUrl).toBe(`https://api.example.com${url}`);
+  });
+
+  it('are the path alone for an origin-form request when there is no baseUrl', () => {
+    const local = compilePriced(['GET /x']);
+    expect(local.match('GET', '/x')?.resourceUrl).toBe('/x');
+    expect(local.get('GET /x')!.resourceUrl()).toBe('/x');
+    expect(local.get('GET /x')!.resourceUrl('https://a.example/X')).toBe('https://a.example/x');
+  });
+
+  it("drop the trailing slash of baseUrl and of a canonical rule's baseUrl", () => {
+    const local = compileRoutes(
+      {
+        'GET /x': {
+          accepts: option('$1'),
+          canonical: { baseUrl: 'https://c.example/api/', allowQuery: true },
+        },
+        'GET /y': { accepts: option('$1'), canonical: true },
+      },
+      { schemes: [createSimpleScheme()], baseUrl: 'https://api.example.com/v1/' },
+    );
+    expect(local.baseUrl).toBe('https://api.example.com/v1');
+    expect(local.get('GET /x')!.resourceUrl()).toBe('https://api.example.com/v1/x');
+    expect(local.get('GET /x')!.canonical).toEqual({ baseUrl: 'https://c.example/api', allowQuery: true });
+    expect(local.get('GET /y')!.canonical).toEqual({ baseUrl: 'https://api.example.com/v1' });
+  });
+
+  it('leave the table without a baseUrl when none is given', () => {
+    expect(compilePriced(['GET /x'])).not.toHaveProperty('baseUrl');
   });
 });
 
@@ -351,6 +493,7 @@ describe('path normalisation (properties)', () => {
       (s: string) => `./${s}`,
     );
     const separator = fc.constantFrom('/', '//', '\\', '%2F', '%5C', '/./', '/x/../');
+    const table = compileFeeRoutes();
     fc.assert(
       fc.property(
         segment,
