@@ -54,6 +54,7 @@ describe('compileRoutes refuses', () => {
   it.each([
     ['the same spelling', 'GET /x', 'GET /x'],
     ['extra slashes', 'GET /x', 'get //x/'],
+    ['another case', 'GET /Docs/:id', 'GET /docs/:ID'],
   ])('a second route at the same method and path (%s)', (_case, first, second) => {
     // Object keys are unique: the two spellings differ, or the test repeats a key with a space.
     const keys = first === second ? [first, ` ${second}`] : [first, second];

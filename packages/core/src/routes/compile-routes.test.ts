@@ -304,6 +304,22 @@ describe('RouteTable.match', () => {
     expect(table.match('GET', '/api/v1/ai/fees/advice')?.route.key).toBe('GET /api/v1/ai/*');
     expect(table.methodsFor('/free')).toEqual([]);
   });
+
+  it.each([
+    ['an ASCII path', ['POST /Docs/Intro', '/docs/intro'], '/DOCS/intro'],
+    ['a non-ASCII path', ['POST /CAFÉ', '/café'], '/caf%C3%A9'],
+  ])('treats paths that differ only in case as the same path (%s)', (_kind, keys, url) => {
+    const table = compilePriced(keys);
+    expect(table.match('GET', url)?.route.key).toBe(keys[1]);
+    expect(table.match('POST', url)?.route.key).toBe(keys[0]);
+    expect(table.methodsFor(url)).toEqual(['POST', '*']);
+  });
+
+  it('keeps apart paths that only a case mapping joins: ß is not SS', () => {
+    const table = compilePriced(['GET /straße', 'GET /STRASSE']);
+    expect(table.match('GET', '/stra%C3%9Fe')?.route.key).toBe('GET /straße');
+    expect(table.match('GET', '/strasse')?.route.key).toBe('GET /STRASSE');
+  });
 });
 
 describe('challenges', () => {

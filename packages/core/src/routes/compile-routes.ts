@@ -106,9 +106,9 @@ function allows(route: CompiledRoute, methods: readonly string[]): boolean {
   return route.method === '*' || methods.includes(route.method);
 }
 
-/** A method-less route under a more specific route's path (`claimedBy`: that route's pattern). */
+/** A method-less route under a more specific route's path (`claimedBy`: that route's path key). */
 function shadowed(route: CompiledRoute & { pattern: Pattern }, claimedBy: string | undefined): boolean {
-  return claimedBy !== undefined && claimedBy !== route.pattern.regex.source;
+  return claimedBy !== undefined && claimedBy !== route.pattern.pathKey;
 }
 
 function stripSlash(url: string): string {
@@ -155,7 +155,7 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
     const method = (parsedKey[1] ?? '*').toUpperCase();
     const path = parsedKey[2]!;
     const pattern = compilePattern(path);
-    const identity = `${method} ${pattern.regex.source}`;
+    const identity = `${method} ${pattern.pathKey}`;
     if (seen.has(identity)) problems.push(`${at}: same method and path as "${seen.get(identity)}"`);
     seen.set(identity, key);
     if (!route || typeof route !== 'object') {
@@ -234,7 +234,7 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
             candidate = index;
             break;
           }
-          claimedBy ??= compiled[index]!.pattern.regex.source;
+          claimedBy ??= compiled[index]!.pattern.pathKey;
         }
       }
       for (const index of scan) {
@@ -242,7 +242,7 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
         const route = compiled[index]!;
         if (!allows(route, methods) || (route.method === '*' && shadowed(route, claimedBy))) {
           if (claimedBy === undefined && route.pattern.regex.test(target.path)) {
-            claimedBy = route.pattern.regex.source;
+            claimedBy = route.pattern.pathKey;
           }
           continue;
         }
@@ -275,7 +275,7 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
       for (const index of matching) {
         const route = compiled[index]!;
         if (route.method === '*' && shadowed(route, claimedBy)) continue;
-        claimedBy ??= route.pattern.regex.source;
+        claimedBy ??= route.pattern.pathKey;
         found.add(route.method);
         if (route.method === 'GET') found.add('HEAD');
       }

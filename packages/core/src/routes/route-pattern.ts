@@ -6,6 +6,11 @@ export interface Pattern {
   params: string[];
   literalLength: number;
   wildcards: number;
+  /**
+   * The regex source lower-cased: patterns that differ only in the case of their letters (the regex
+   * ignores case) share it, so `GET /Docs` and `/docs` are routes at the same path.
+   */
+  pathKey: string;
   /** The normalised path of a route without params or wildcards (what its regex matches, ignoring case). */
   literal?: string;
 }
@@ -48,7 +53,8 @@ export function compilePattern(path: string): Pattern {
       }
     }
   });
-  const pattern: Pattern = { regex: new RegExp(`^${source || '/'}$`, 'i'), params, literalLength, wildcards };
+  const regex = new RegExp(`^${source || '/'}$`, 'i');
+  const pattern: Pattern = { regex, pathKey: regex.source.toLowerCase(), params, literalLength, wildcards };
   if (params.length === 0 && wildcards === 0) pattern.literal = normalized;
   return pattern;
 }
