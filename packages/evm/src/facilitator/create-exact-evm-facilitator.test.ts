@@ -2,10 +2,12 @@ import { FacilitatorError, type PaymentPayload, type PaymentRequirements } from 
 import { type Devnet, startDevnet, testErc1271WalletAbi, testErc1271WalletBytecode } from '@tollbooth/devnet';
 import {
   createPublicClient,
+  createWalletClient,
   custom,
   type Hex,
   HttpRequestError,
   http,
+  MethodNotFoundRpcError,
   serializeErc6492Signature,
   toFunctionSelector,
   zeroAddress,
@@ -22,6 +24,7 @@ import {
   type CreateExactEvmFacilitatorReturnType,
   createExactEvmFacilitator,
 } from './create-exact-evm-facilitator';
+import { settleExactEvmPayment } from './settle-exact-evm-payment';
 import { verifyExactEvmPayment } from './verify-exact-evm-payment';
 
 let devnet: Devnet;
@@ -585,22 +588,39 @@ describe('the payer a refusal names', () => {
     ['no payload', undefined],
     ['a payload without authorization', { signature: `0x${'11'.repeat(65)}` }],
     ['a from that is no string', { signature: `0x${'11'.repeat(65)}`, authorization: { from: 123 } }],
-  ])('is absent for %s (invalid_payload)', async (_label, raw) => {
+  ])('is absent for %s (invalid_payload), at verify and settle', async (_label, raw) => {
     const payment = { ...(await buildPayment(payer(0), requirements)), payload: raw } as PaymentPayload;
+    const message = expect.stringMatching(/^payload\./);
     expect(await facilitator.verify(payment, requirements)).toStrictEqual({
       isValid: false,
       invalidReason: ExactEvmReason.invalidPayload,
-      invalidMessage: expect.stringMatching(/^payload\./),
+      invalidMessage: message,
+    });
+    expect(await facilitator.settle(payment, requirements)).toStrictEqual({
+      success: false,
+      errorReason: ExactEvmReason.invalidPayload,
+      errorMessage: message,
+      transaction: '',
+      network: 'eip155:8453',
     });
   });
 
-  it('is the from of an authorization of the wrong shape (invalid_payload)', async () => {
+  it('is the from of an authorization of the wrong shape (invalid_payload), at verify and settle', async () => {
     const payment = tamper(await buildPayment(payer(0), requirements), { value: '-1' });
+    const message = expect.stringMatching(/^payload\.authorization\.value: /);
     expect(await facilitator.verify(payment, requirements)).toStrictEqual({
       isValid: false,
       invalidReason: ExactEvmReason.invalidPayload,
-      invalidMessage: expect.stringMatching(/^payload\.authorization\.value: /),
+      invalidMessage: message,
       payer: payer(0).address,
+    });
+    expect(await facilitator.settle(payment, requirements)).toStrictEqual({
+      success: false,
+      errorReason: ExactEvmReason.invalidPayload,
+      errorMessage: message,
+      payer: payer(0).address,
+      transaction: '',
+      network: 'eip155:8453',
     });
   });
 });
@@ -713,7 +733,8 @@ describe('verifyExactEvmPayment on its own', () => {
       invalidMessage: expect.stringMatching(/^The contract function "transferWithAuthorization" reverted/),
       payer: account.address,
     });
-    expect(await facilitator.settle(payment, reqs)).toEqual({
+    const receipt = await facilitator.settle(payment, reqs);
+    expect(receipt).toEqual({
       success: false,
       errorReason: ExactEvmReason.transactionFailed,
       errorMessage: expect.stringContaining('transferWithAuthorization'),
@@ -721,6 +742,8 @@ describe('verifyExactEvmPayment on its own', () => {
       transaction: '',
       network: 'eip155:8453',
     });
+    // viem's whole error (contract call, arguments, docs) is cut to 500 characters for the client.
+    expect(receipt.errorMessage).toHaveLength(500);
     expect(await devnet.balanceOf(account.address)).toBe(10_000n);
   });
 
@@ -748,6 +771,32 @@ describe('verifyExactEvmPayment on its own', () => {
       expect(dropped()).toBe(1);
     },
   );
+
+  it("throws a network FacilitatorError of settle when the node does not answer the wallet's isValidSignature there", async () => {
+    const owner = payer(1);
+    const payment = await signedPayment(owner, {}, await deployWallet(owner.address));
+    const { client, dropped } = droppingClient('isValidSignature(bytes32,bytes)');
+    const receipt = settleExactEvmPayment({ client, payload: payment, requirements });
+    await expect(receipt).rejects.toBeInstanceOf(FacilitatorError);
+    await expect(receipt).rejects.toMatchObject({ kind: 'network', operation: 'settle' });
+    expect(dropped()).toBe(1);
+  });
+
+  it('lets an error the node answers through as it is, at verify and settle (only no answer is a network failure)', async () => {
+    // A signature that does not recover to the payer: the payer's code is read next.
+    const payment = tamper(await buildPayment(payer(1), requirements), { value: '1' });
+    const reqs = { ...requirements, amount: '1' };
+    const client = interceptingClient((method) => {
+      if (method === 'eth_getCode')
+        throw Object.assign(new Error('the method eth_getCode does not exist/is not available'), {
+          code: -32601,
+        });
+    });
+    const verdict = verifyExactEvmPayment({ client, payload: payment, requirements: reqs });
+    await expect(verdict).rejects.toBeInstanceOf(MethodNotFoundRpcError);
+    const receipt = settleExactEvmPayment({ client, payload: payment, requirements: reqs });
+    await expect(receipt).rejects.toBeInstanceOf(MethodNotFoundRpcError);
+  });
 });
 
 describe('ERC-6492 and smart-wallet signatures', () => {
@@ -854,27 +903,38 @@ async function deployWallet(owner: Hex): Promise<Hex> {
 }
 
 /**
- * A client on the devnet whose node gives no answer (an HTTP failure, as a dropped connection) to
- * every eth_call of the function `signature`, and answers everything else; counts what it dropped.
+ * A wallet client on the devnet (an account of its own, never funded: it sends nothing) whose
+ * requests go through `intercept` first, which may throw in place of the node's answer.
  */
-function droppingClient(signature: string) {
-  const selector = toFunctionSelector(signature);
-  let dropped = 0;
-  const client = createPublicClient({
+function interceptingClient(intercept: (method: string, params: unknown) => void) {
+  return createWalletClient({
+    account: privateKeyToAccount(generatePrivateKey()),
     chain: devnet.chain,
     transport: custom(
       {
         async request({ method, params }) {
-          const call = (params as [{ data?: string; input?: string }] | undefined)?.[0];
-          if (method === 'eth_call' && (call?.data ?? call?.input ?? '').startsWith(selector)) {
-            dropped++;
-            throw new HttpRequestError({ url: devnet.rpcUrl, details: 'socket hang up' });
-          }
+          intercept(method, params);
           return rpc(method, params);
         },
       },
       { retryCount: 0 },
     ),
+  });
+}
+
+/**
+ * A client whose node gives no answer (an HTTP failure, as a dropped connection) to every eth_call
+ * of the function `signature`, and answers everything else; counts what it dropped.
+ */
+function droppingClient(signature: string) {
+  const selector = toFunctionSelector(signature);
+  let dropped = 0;
+  const client = interceptingClient((method, params) => {
+    const call = (params as [{ data?: string; input?: string }] | undefined)?.[0];
+    if (method === 'eth_call' && (call?.data ?? call?.input ?? '').startsWith(selector)) {
+      dropped++;
+      throw new HttpRequestError({ url: devnet.rpcUrl, details: 'socket hang up' });
+    }
   });
   return { client, dropped: () => dropped };
 }
