@@ -18,6 +18,7 @@ export const areas = {
       'packages/evm/src/facilitator/verify-exact-evm-payment.ts',
       'packages/evm/src/facilitator/settle-exact-evm-payment.ts',
       'packages/evm/src/server/pre-verify-exact-evm-payment.ts',
+      ...notTests,
     ],
     tests: [
       'packages/evm/src/checks/*.test.ts',
