@@ -52,6 +52,18 @@ describe('compileRoutes refuses', () => {
   });
 
   it.each([
+    ['GET /a/:id.json', ':id.json'],
+    ['GET /a/:', ':'],
+    ['GET /a/:1st/b', ':1st'],
+    ['GET /a/[id]', '[id]'],
+    ['/[txid]/raw', '[txid]'],
+  ])('the key %j, whose segment %j reads as a param but would match only its own text', (key, segment) => {
+    expect(problemsOf({ [key]: { accepts } })).toEqual([
+      `route "${key}": "${segment}" is no param (a param is a whole segment ":name" of letters, digits and _); as written it matches only its own text and the resource would be free`,
+    ]);
+  });
+
+  it.each([
     ['the same spelling', 'GET /x', 'GET /x'],
     ['extra slashes', 'GET /x', 'get //x/'],
     ['another case', 'GET /Docs/:id', 'GET /docs/:ID'],

@@ -9,7 +9,7 @@ import { buildChallenge, type Challenge } from './build-challenge';
 import { ROUTE_DEFAULTS } from './defaults';
 import { type NormalizedTarget, normalizeTarget } from './normalize-path';
 import { resolveAccepts } from './resolve-accepts';
-import { ASCII_PATH, compilePattern, type Pattern } from './route-pattern';
+import { ASCII_PATH, compilePattern, MISTAKEN_PARAM, type Pattern } from './route-pattern';
 import type { Availability, CanonicalRule, RouteConfig, RoutesConfig, SettleOrder } from './types';
 
 export type { Challenge };
@@ -154,6 +154,12 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
     }
     const method = (parsedKey[1] ?? '*').toUpperCase();
     const path = parsedKey[2]!;
+    const mistaken = path.split('/').find((segment) => MISTAKEN_PARAM.test(segment));
+    if (mistaken) {
+      problems.push(
+        `${at}: "${mistaken}" is no param (a param is a whole segment ":name" of letters, digits and _); as written it matches only its own text and the resource would be free`,
+      );
+    }
     const pattern = compilePattern(path);
     const identity = `${method} ${pattern.pathKey}`;
     if (seen.has(identity)) problems.push(`${at}: same method and path as "${seen.get(identity)}"`);

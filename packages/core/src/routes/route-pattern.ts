@@ -15,6 +15,16 @@ export interface Pattern {
   literal?: string;
 }
 
+/** A path segment that is a param: `:name`, the whole segment. */
+export const PARAM_SEGMENT = /^:([A-Za-z_][A-Za-z0-9_]*)$/;
+
+/**
+ * A segment that reads as a param but is none, so it would only match its own text and leave the
+ * resource free: `:` not followed by a name to the segment's end (`:id.json`), or the official
+ * packages' `[name]` form.
+ */
+export const MISTAKEN_PARAM = /^(?::(?![A-Za-z_][A-Za-z0-9_]*$).*|\[[A-Za-z_][A-Za-z0-9_]*\])$/;
+
 /** Paths whose case-insensitive regex match is exactly lower-case equality. */
 export const ASCII_PATH = /^[\x20-\x7e]*$/;
 
@@ -37,7 +47,7 @@ export function compilePattern(path: string): Pattern {
       return;
     }
     source += '/';
-    const param = /^:([A-Za-z_][A-Za-z0-9_]*)$/.exec(segment);
+    const param = PARAM_SEGMENT.exec(segment);
     if (param) {
       params.push(param[1]!);
       source += '([^/]+)';
