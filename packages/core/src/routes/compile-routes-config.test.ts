@@ -124,6 +124,15 @@ describe('compileRoutes refuses', () => {
       { paymentIdentifier: { required: true }, headerExtensions: { 'payment-identifier': {} } },
       'declare payment-identifier with the paymentIdentifier option, not in extensions',
     ],
+    // Without the option the gate would ignore identifiers the challenge asks for.
+    [
+      { extensions: { 'payment-identifier': { info: { required: false } } } },
+      'declare payment-identifier with the paymentIdentifier option, not in extensions',
+    ],
+    [
+      { paymentIdentifier: false, headerExtensions: { 'payment-identifier': {} } },
+      'declare payment-identifier with the paymentIdentifier option, not in extensions',
+    ],
   ])('the route setting %j', (settings, problem) => {
     expect(
       problemsOf({ 'GET /x': { accepts, ...(settings as object) } }, { baseUrl: 'https://a.example' }),

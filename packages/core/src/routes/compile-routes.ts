@@ -369,6 +369,13 @@ function checkPaymentIdentifier(
   x402Version: number,
   problems: string[],
 ): { required: boolean } | undefined {
+  // Declared by hand, the extension would be advertised while the gate ignores identifiers: a
+  // payer's retry under its identifier would be charged again. Refused with or without the option.
+  const declared = route.extensions?.[PAYMENT_IDENTIFIER] ?? route.headerExtensions?.[PAYMENT_IDENTIFIER];
+  if (declared !== undefined)
+    problems.push(
+      `${at}: declare ${PAYMENT_IDENTIFIER} with the paymentIdentifier option, not in extensions`,
+    );
   const option = route.paymentIdentifier;
   if (option === undefined || option === false) return undefined;
   let required = false;
@@ -382,11 +389,6 @@ function checkPaymentIdentifier(
     required = option.required === true;
   }
   if (x402Version !== 2) problems.push(`${at}: paymentIdentifier is an x402 v2 extension (x402Version is 1)`);
-  const declared = route.extensions?.[PAYMENT_IDENTIFIER] ?? route.headerExtensions?.[PAYMENT_IDENTIFIER];
-  if (declared !== undefined)
-    problems.push(
-      `${at}: declare ${PAYMENT_IDENTIFIER} with the paymentIdentifier option, not in extensions`,
-    );
   return { required };
 }
 
