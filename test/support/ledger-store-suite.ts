@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import type { IdentifierBinding, LedgerStore } from '@tollbooth/core';
+import type { LedgerStore } from '@tollbooth/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ALL_BYTES, buildLedgerEntry, HOUR, NOT_UTF8, newId, response } from './ledger-store-fixtures';
+import { describeIdentifierBindings } from './ledger-store-binding-suite';
+import { ALL_BYTES, buildLedgerEntry, NOT_UTF8, newId, response } from './ledger-store-fixtures';
 import { describePurgeRules } from './ledger-store-purge-suite';
+import { describeQueries } from './ledger-store-query-suite';
 
 /**
  * Opens a store on a namespace of the backend. Two calls with the same namespace must reach the
@@ -55,8 +56,9 @@ export function describeLedgerStore(
   describe(`${name} ledger store`, () => {
     const opened: LedgerStore[] = [];
     let namespaces = 0;
+    const newNamespace = (label: string): string => `${label}${++namespaces}`;
     /** A store on a namespace of its own (or on `namespace`, to reach the same data again). */
-    const openStore = async (namespace = `ns${++namespaces}`): Promise<LedgerStore> => {
+    const openStore = async (namespace = newNamespace('ns')): Promise<LedgerStore> => {
       const store = await open(namespace);
       opened.push(store);
       return store;
@@ -117,9 +119,36 @@ export function describeLedgerStore(
       await store.claim(entry);
       const got = await store.get(entry.id);
       expect(got).toEqual(entry);
-      for (const field of ['payer', 'transaction', 'receipt', 'response', 'error'] as const) {
+      for (const field of ['payer', 'transaction', 'receipt', 'response', 'error', 'resolution'] as const) {
         expect(got?.[field], field).toBeUndefined();
+        // Absent, not present as undefined: a spread or an `in` check tells the two apart.
+        expect(Object.keys(got!), field).not.toContain(field);
       }
+    });
+
+    it('refuses every operation once closed, and closes again without error', async () => {
+      const store = await openStore();
+      const entry = buildLedgerEntry();
+      await store.claim(entry);
+      await store.close();
+      const binding = { key: 'k', fingerprint: 'f', entry: entry.id, createdAt: 1, expiresAt: 2 };
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['claim', () => store.claim(buildLedgerEntry())],
+        ['get', () => store.get(entry.id)],
+        ['update', () => store.update(entry.id, { state: ['claimed'] }, { state: 'verified' })],
+        ['remove', () => store.remove(entry.id, { state: ['claimed'] })],
+        ['query', () => store.query({})],
+        ['bindIdentifier', () => store.bindIdentifier(binding)],
+        ['getIdentifier', () => store.getIdentifier('k')],
+        ['purgeExpired', () => store.purgeExpired(Date.now())],
+      ];
+      for (const [method, call] of calls) {
+        await expect(call(), method).rejects.toMatchObject({
+          code: 'ledger_unavailable',
+          message: expect.stringMatching(/^The \w+ ledger store is closed$/),
+        });
+      }
+      await expect(store.close()).resolves.toBeUndefined();
     });
 
     describe('update', () => {
@@ -227,6 +256,19 @@ export function describeLedgerStore(
         );
         expect(kept).toEqual({ ...updated, updatedAt: kept?.updatedAt });
       });
+
+      it('changes nothing when no state is expected', async () => {
+        const store = await openStore();
+        const entry = buildLedgerEntry();
+        await store.claim(entry);
+        expect(await store.update(entry.id, { state: [] }, { state: 'verified' })).toBeUndefined();
+        expect(
+          await store.update(entry.id, { state: [], owner: entry.owner }, { state: 'verified' }),
+        ).toBeUndefined();
+        expect(await store.remove(entry.id, { state: [] })).toBe(false);
+        expect(await store.remove(entry.id, { state: [], owner: entry.owner })).toBe(false);
+        expect(await store.get(entry.id)).toEqual(entry);
+      });
     });
 
     describe('invariant: an error after settlement is never the paid answer', () => {
@@ -280,6 +322,29 @@ export function describeLedgerStore(
           { state: 'rejected', response: response(ALL_BYTES, 402) },
         );
         expect(rejected?.response?.status).toBe(402);
+      });
+
+      it('updates an entry holding an error response to any state but settled', async () => {
+        const store = await openStore();
+        const entry = buildLedgerEntry({ state: 'rejected', response: response(ALL_BYTES, 402) });
+        await store.claim(entry);
+        const moved = await store.update(
+          entry.id,
+          { state: ['rejected'] },
+          { state: 'rejected', owner: 'instance-b:req-2', leaseUntil: 7 },
+        );
+        expect(moved).toEqual({
+          ...entry,
+          owner: 'instance-b:req-2',
+          leaseUntil: 7,
+          updatedAt: moved?.updatedAt,
+        });
+        const settled = await store.update(
+          entry.id,
+          { state: ['rejected'] },
+          { state: 'settled', response: response(ALL_BYTES, 200) },
+        );
+        expect(settled?.response?.status).toBe(200);
       });
     });
 
@@ -373,227 +438,14 @@ export function describeLedgerStore(
       });
     });
 
-    describe('query', () => {
-      const seed = async (store: LedgerStore) => {
-        const t = Date.now();
-        const entries = [
-          buildLedgerEntry({ state: 'settled', transaction: '0xt1', payer: '0xp1', createdAt: t - 5 }),
-          buildLedgerEntry({ state: 'settled', transaction: '0xt2', payer: '0xp2', createdAt: t - 4 }),
-          buildLedgerEntry({ state: 'uncertain', transaction: '0xt1', payer: '0xp1', createdAt: t - 3 }),
-          buildLedgerEntry({ state: 'claimed', payer: '0xp1', createdAt: t - 2 }),
-          buildLedgerEntry({ state: 'rejected', payer: '0xp2', createdAt: t - 1 }),
-        ];
-        for (const entry of entries) await store.claim(entry);
-        return entries.map((e) => e.id);
-      };
+    describeQueries(openStore);
 
-      it('filters by id, state, states, transaction and payer, newest first', async () => {
-        const store = await openStore();
-        const [a, b, c, d, e] = await seed(store);
-        const ids = async (q: Parameters<LedgerStore['query']>[0]) => (await store.query(q)).map((x) => x.id);
-
-        expect(await ids({})).toEqual([e, d, c, b, a]);
-        expect(await ids({ id: c })).toEqual([c]);
-        expect(await ids({ id: newId('missing') })).toEqual([]);
-        expect(await ids({ state: 'settled' })).toEqual([b, a]);
-        expect(await ids({ state: ['uncertain', 'claimed'] })).toEqual([d, c]);
-        expect(await ids({ state: [] })).toEqual([]);
-        expect(await ids({ transaction: '0xt1' })).toEqual([c, a]);
-        expect(await ids({ payer: '0xp1' })).toEqual([d, c, a]);
-        expect(await ids({ payer: '0xp1', state: 'settled' })).toEqual([a]);
-        expect(await ids({ transaction: '0xt1', state: 'settled', payer: '0xp2' })).toEqual([]);
-        expect(await ids({ id: a, state: 'rejected' })).toEqual([]);
-        expect(await ids({ limit: 2 })).toEqual([e, d]);
-        expect(await ids({ state: ['settled', 'rejected', 'claimed'], limit: 2 })).toEqual([e, d]);
-      });
-
-      it('follows state changes and returns whole entries', async () => {
-        const store = await openStore();
-        const [a] = await seed(store);
-        await store.update(a!, { state: ['settled'] }, { state: 'rejected', transaction: '0xt9' });
-        expect((await store.query({ state: 'settled' })).map((x) => x.id)).not.toContain(a);
-        expect((await store.query({ state: 'rejected' })).map((x) => x.id)).toContain(a);
-        expect((await store.query({ transaction: '0xt1' })).map((x) => x.id)).not.toContain(a);
-        const [found] = await store.query({ transaction: '0xt9' });
-        expect(found).toEqual(await store.get(a!));
-      });
-
-      it('orders entries created in the same millisecond by id, descending', async () => {
-        const store = await openStore();
-        const createdAt = Date.now();
-        const suffix = randomBytes(4).toString('hex');
-        for (const id of [`tie-b-${suffix}`, `tie-c-${suffix}`, `tie-a-${suffix}`]) {
-          await store.claim(buildLedgerEntry({ id, createdAt, payer: `0xtie${suffix}` }));
-        }
-        expect((await store.query({ payer: `0xtie${suffix}` })).map((e) => e.id)).toEqual([
-          `tie-c-${suffix}`,
-          `tie-b-${suffix}`,
-          `tie-a-${suffix}`,
-        ]);
-        expect((await store.query({ state: 'claimed', limit: 2 })).map((e) => e.id)).toEqual([
-          `tie-c-${suffix}`,
-          `tie-b-${suffix}`,
-        ]);
-      });
-
-      it('filters by lease end: only entries whose lease ended before the given time', async () => {
-        const store = await openStore();
-        const t = Date.now();
-        const payer = `0xlease${randomBytes(4).toString('hex')}`;
-        const ended = buildLedgerEntry({ state: 'settling', payer, leaseUntil: t - 1, createdAt: t - 2 });
-        const free = buildLedgerEntry({ state: 'uncertain', payer, leaseUntil: 0, createdAt: t - 1 });
-        const live = buildLedgerEntry({ state: 'settling', payer, leaseUntil: t + 60_000, createdAt: t });
-        const at = buildLedgerEntry({ state: 'claimed', payer, leaseUntil: t, createdAt: t + 1 });
-        for (const entry of [ended, free, live, at]) await store.claim(entry);
-        const ids = async (q: Parameters<LedgerStore['query']>[0]) => (await store.query(q)).map((x) => x.id);
-        expect(await ids({ payer, leaseUntilBefore: t })).toEqual([free.id, ended.id]);
-        expect(await ids({ state: ['settling', 'uncertain', 'claimed'], leaseUntilBefore: t + 1 })).toEqual(
-          expect.arrayContaining([at.id, free.id, ended.id]),
-        );
-        expect(await ids({ state: 'settling', leaseUntilBefore: t })).toContain(ended.id);
-        expect(await ids({ state: 'settling', leaseUntilBefore: t })).not.toContain(live.id);
-        await store.update(live.id, { state: ['settling'] }, { state: 'settling', leaseUntil: t - 5 });
-        expect(await ids({ payer, state: 'settling', leaseUntilBefore: t })).toEqual([live.id, ended.id]);
-      });
-
-      it('returns at most 100 entries by default', async () => {
-        const store = await openStore();
-        await Promise.all(Array.from({ length: 105 }, () => store.claim(buildLedgerEntry())));
-        expect(await store.query({})).toHaveLength(100);
-        expect(await store.query({ limit: 105 })).toHaveLength(105);
-      });
-    });
-
-    describe('payment identifier bindings', () => {
-      const binding = (overrides: Partial<IdentifierBinding> = {}): IdentifierBinding => {
-        const now = Date.now();
-        return {
-          key: `0xpayer:pay_${randomBytes(12).toString('hex')}`,
-          fingerprint: randomBytes(32).toString('hex'),
-          entry: newId('bound'),
-          createdAt: now,
-          expiresAt: now + HOUR,
-          ...overrides,
-        };
-      };
-
-      it('binds a free key and keeps the first binding against a second one', async () => {
-        const store = await openStore();
-        const first = binding();
-        expect(await store.getIdentifier(first.key)).toBeUndefined();
-        expect(await store.bindIdentifier(first)).toEqual(first);
-        const second = binding({ key: first.key });
-        expect(await store.bindIdentifier(second)).toEqual(first);
-        expect(await store.getIdentifier(first.key)).toEqual(first);
-      });
-
-      it('moves a binding only away from the entry it names as replaced', async () => {
-        const store = await openStore();
-        const first = binding();
-        await store.bindIdentifier(first);
-        const next = binding({ key: first.key });
-        expect(await store.bindIdentifier(next, newId('other'))).toEqual(first);
-        expect(await store.bindIdentifier(next, first.entry)).toEqual(next);
-        expect(await store.getIdentifier(first.key)).toEqual(next);
-      });
-
-      it('lets exactly one of 20 concurrent binders of one key win', async () => {
-        const store = await openStore();
-        const key = binding().key;
-        const tries = Array.from({ length: 20 }, () => binding({ key }));
-        const results = await Promise.all(tries.map((b) => store.bindIdentifier(b)));
-        const winner = results[0]!;
-        expect(tries.some((b) => b.entry === winner.entry && b.fingerprint === winner.fingerprint)).toBe(
-          true,
-        );
-        for (const result of results) expect(result).toEqual(winner);
-      });
-
-      // Expired by the real clock: Redis deletes a binding itself at its expiresAt.
-      it('purges bindings that expired before the given time, and only those', async () => {
-        const store = await openStore();
-        const now = Date.now();
-        const old = binding({ expiresAt: now - 1_000 });
-        const kept = binding({ expiresAt: now + HOUR });
-        await store.bindIdentifier(old);
-        await store.bindIdentifier(kept);
-        await store.purgeExpired(now);
-        expect(await store.getIdentifier(old.key)).toBeUndefined();
-        expect(await store.getIdentifier(kept.key)).toEqual(kept);
-      });
-
-      it('keeps a binding as long as the entry it names is kept, and purges it with its entry', async () => {
-        // The payer of a settled entry without its answer may retry with a freshly signed payload
-        // under the same identifier: the binding must still lead it to the entry it paid, or it
-        // would be charged again. Both expired on the real clock (the Redis store's own test
-        // covers a binding made before its entry was settled).
-        const store = await openStore();
-        const past = Date.now() - 1_000;
-        const at = Date.now() + 10 * HOUR;
-        const receipt = { success: true, transaction: '0xbound' };
-        const boundFirst = buildLedgerEntry({ state: 'settling' });
-        await store.claim(boundFirst);
-        await store.update(
-          boundFirst.id,
-          { state: ['settling'] },
-          { state: 'settled', receipt, expiresAt: past },
-        );
-        const first = binding({ entry: boundFirst.id, expiresAt: past });
-        expect(await store.bindIdentifier(first)).toEqual(first);
-        const settledFirst = buildLedgerEntry({ state: 'settled', receipt, expiresAt: past });
-        await store.claim(settledFirst);
-        const second = binding({ entry: settledFirst.id, expiresAt: past });
-        expect(await store.bindIdentifier(second)).toEqual(second);
-        const answered = buildLedgerEntry({ state: 'settled', receipt, response: response(ALL_BYTES) });
-        const gone = binding({ entry: answered.id, expiresAt: past });
-        await store.claim(answered);
-        await store.bindIdentifier(gone);
-
-        await store.purgeExpired(at);
-        expect(await store.getIdentifier(first.key)).toEqual(first);
-        expect(await store.getIdentifier(second.key)).toEqual(second);
-        expect(await store.getIdentifier(gone.key)).toBeUndefined();
-
-        // The answer stored: the binding expires with its entry.
-        await store.update(
-          boundFirst.id,
-          { state: ['settled'] },
-          { state: 'settled', response: response(ALL_BYTES) },
-        );
-        await store.purgeExpired(at);
-        expect(await store.get(boundFirst.id)).toBeUndefined();
-        expect(await store.getIdentifier(first.key)).toBeUndefined();
-        expect(await store.getIdentifier(second.key)).toEqual(second);
-      });
-
-      if (options.durable) {
-        it('keeps bindings across closing and reopening the store', async () => {
-          const namespace = `bindings${++namespaces}`;
-          const first = await openStore(namespace);
-          const stored = binding();
-          await first.bindIdentifier(stored);
-          await closeStore(first);
-          const reopened = await openStore(namespace);
-          expect(await reopened.getIdentifier(stored.key)).toEqual(stored);
-        });
-      }
-
-      if (options.shared) {
-        it('never lets two instances both bind one key', async () => {
-          const namespace = `bindings${++namespaces}`;
-          const [one, two] = [await openStore(namespace), await openStore(namespace)];
-          for (let round = 0; round < 10; round += 1) {
-            const key = binding().key;
-            const tries = Array.from({ length: 6 }, () => binding({ key }));
-            const results = await Promise.all(
-              tries.map((b, i) => (i % 2 === 0 ? one : two).bindIdentifier(b)),
-            );
-            for (const result of results) expect(result).toEqual(results[0]);
-            expect(await one.getIdentifier(key)).toEqual(results[0]);
-            expect(await two.getIdentifier(key)).toEqual(results[0]);
-          }
-        });
-      }
+    describeIdentifierBindings({
+      openStore,
+      closeStore,
+      newNamespace,
+      durable: options.durable,
+      shared: options.shared,
     });
 
     describePurgeRules(openStore);
@@ -601,7 +453,7 @@ export function describeLedgerStore(
     // Only stores that keep data outside the process get these two (the memory store does not).
     const durableIt = options.durable ? it : undefined;
     durableIt?.('keeps entries across closing and reopening the store', async () => {
-      const namespace = `durable${++namespaces}`;
+      const namespace = newNamespace('durable');
       const first = await openStore(namespace);
       const entry = buildLedgerEntry({
         state: 'settling',
@@ -624,7 +476,7 @@ export function describeLedgerStore(
 
     const sharedIt = options.shared ? it : undefined;
     sharedIt?.('never lets two instances both win a claim or a state change', async () => {
-      const namespace = `shared${++namespaces}`;
+      const namespace = newNamespace('shared');
       const [one, two] = [await openStore(namespace), await openStore(namespace)];
 
       for (let round = 0; round < 10; round += 1) {
