@@ -1,17 +1,236 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { LedgerEntry } from '@tollbooth/core';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSqliteLedgerStore } from './sqlite-store';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createSqliteLedgerStore, type SqliteLedgerStoreOptions } from './sqlite-store';
+
+const TABLE_RULE = '/^[A-Za-z_][A-Za-z0-9_]{0,62}$/';
+
+function buildEntry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
+  const now = Date.now();
+  return {
+    id: 'entry',
+    state: 'claimed',
+    resource: 'r',
+    route: 'GET /r',
+    network: 'n',
+    payload: {},
+    requirements: {},
+    validBefore: 1,
+    owner: 'o',
+    leaseUntil: now,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + 60_000,
+    ...overrides,
+  };
+}
+
+/** The message of the invalid_config error the options are refused with. */
+function refusal(options: unknown): string {
+  try {
+    createSqliteLedgerStore(options as SqliteLedgerStoreOptions);
+  } catch (error) {
+    expect(error).toMatchObject({ code: 'invalid_config' });
+    return (error as Error).message;
+  }
+  throw new Error('the options were accepted');
+}
 
 describe('createSqliteLedgerStore', () => {
+  const given = new Database(':memory:');
+  const files = mkdtempSync(join(tmpdir(), 'tollbooth-sqlite-options-'));
+  afterAll(() => {
+    given.close();
+    rmSync(files, { recursive: true, force: true });
+  });
+
   it('reports every invalid option at once', () => {
     expect(() => createSqliteLedgerStore({ tableName: 'x; DROP TABLE y', purgeIntervalMs: -5 })).toThrow(
       /exactly one of filename and database.*tableName.*purgeIntervalMs/,
     );
+  });
+
+  it('lists the problems in one sentence, separated by semicolons', () => {
+    expect(refusal({ tableName: '1x', busyTimeoutMs: -1, purgeIntervalMs: 0.5 })).toBe(
+      'Invalid SQLite ledger store options: give exactly one of filename and database; ' +
+        `tableName must match ${TABLE_RULE} (got 1x); busyTimeoutMs must be a non-negative integer (got -1); ` +
+        'purgeIntervalMs must be a non-negative integer (got 0.5)',
+    );
+  });
+
+  it.each([
+    ['neither filename nor database', {}, 'give exactly one of filename and database'],
+    [
+      'both filename and database',
+      { filename: 'x.db', database: given },
+      'give exactly one of filename and database',
+    ],
+    ['an empty filename', { filename: '' }, 'filename must be a non-empty string'],
+    ['a filename that is no string', { filename: 5 }, 'filename must be a non-empty string'],
+    [
+      'a tableName with a space',
+      { database: given, tableName: 'my table' },
+      `tableName must match ${TABLE_RULE} (got my table)`,
+    ],
+    [
+      'a tableName of 64 characters',
+      { database: given, tableName: 'a'.repeat(64) },
+      `tableName must match ${TABLE_RULE} (got ${'a'.repeat(64)})`,
+    ],
+    [
+      'a tableName that is no string, even one that reads as a name',
+      { database: given, tableName: ['ledger'] },
+      `tableName must match ${TABLE_RULE} (got ledger)`,
+    ],
+    [
+      'a negative busyTimeoutMs',
+      { database: given, busyTimeoutMs: -1 },
+      'busyTimeoutMs must be a non-negative integer (got -1)',
+    ],
+    [
+      'a fractional busyTimeoutMs',
+      { database: given, busyTimeoutMs: 1.5 },
+      'busyTimeoutMs must be a non-negative integer (got 1.5)',
+    ],
+    [
+      'a busyTimeoutMs that is a string',
+      { database: given, busyTimeoutMs: '10' },
+      'busyTimeoutMs must be a non-negative integer (got 10)',
+    ],
+    [
+      'a negative purgeIntervalMs',
+      { database: given, purgeIntervalMs: -1 },
+      'purgeIntervalMs must be a non-negative integer (got -1)',
+    ],
+    [
+      'a purgeIntervalMs of NaN',
+      { database: given, purgeIntervalMs: Number.NaN },
+      'purgeIntervalMs must be a non-negative integer (got NaN)',
+    ],
+  ])('refuses %s', (_label, options, problem) => {
+    expect(refusal(options)).toBe(`Invalid SQLite ledger store options: ${problem}`);
+  });
+
+  it('takes a table name of 63 characters, one starting with _, and 0 for both timings', async () => {
+    for (const tableName of ['a'.repeat(63), '_ledger_2']) {
+      const store = createSqliteLedgerStore({
+        database: given,
+        tableName,
+        busyTimeoutMs: 0,
+        purgeIntervalMs: 0,
+      });
+      await store.claim(buildEntry({ id: tableName }));
+      await store.close();
+      expect(given.prepare(`SELECT id FROM ${tableName}`).all()).toEqual([{ id: tableName }]);
+    }
+  });
+
+  it('takes options given as undefined as their defaults', async () => {
+    const db = new Database(':memory:');
+    const store = createSqliteLedgerStore({
+      database: db,
+      filename: undefined,
+      tableName: undefined,
+      busyTimeoutMs: undefined,
+      purgeIntervalMs: undefined,
+    });
+    await store.claim(buildEntry({ id: 'defaults' }));
+    await store.close();
+    expect(db.prepare('SELECT id FROM tollbooth_ledger').all()).toEqual([{ id: 'defaults' }]);
+    db.close();
+  });
+
+  it('opens its own file in WAL mode and closes it on close', async () => {
+    const filename = join(files, 'owned.db');
+    const store = createSqliteLedgerStore({ filename, purgeIntervalMs: 0 });
+    await store.claim(buildEntry({ id: 'owned' }));
+    const reader = new Database(filename, { readonly: true });
+    expect(reader.pragma('journal_mode', { simple: true })).toBe('wal');
+    reader.close();
+    expect(existsSync(`${filename}-wal`)).toBe(true);
+    await store.close();
+    // The last connection closed, SQLite folds the write-ahead log into the file and deletes it.
+    expect(existsSync(`${filename}-wal`)).toBe(false);
+    const reopened = createSqliteLedgerStore({ filename, purgeIntervalMs: 0 });
+    expect((await reopened.get('owned'))?.id).toBe('owned');
+    await reopened.close();
+  });
+
+  it('leaves the journal mode and busy timeout of a database it is given as they were', async () => {
+    const db = new Database(join(files, 'given.db'));
+    db.pragma('busy_timeout = 1234');
+    const store = createSqliteLedgerStore({ database: db, busyTimeoutMs: 50, purgeIntervalMs: 0 });
+    await store.claim(buildEntry());
+    await store.close();
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(1234);
+    db.close();
+  });
+
+  it('counts the bindings it purges along with the entries', async () => {
+    const db = new Database(':memory:');
+    const store = createSqliteLedgerStore({ database: db, purgeIntervalMs: 0 });
+    const now = Date.now();
+    await store.claim(buildEntry({ id: 'gone', state: 'rejected', expiresAt: now - 1 }));
+    await store.bindIdentifier({
+      key: 'k',
+      fingerprint: 'f',
+      entry: 'gone',
+      createdAt: now,
+      expiresAt: now - 1,
+    });
+    await store.bindIdentifier({
+      key: 'k2',
+      fingerprint: 'f',
+      entry: 'other',
+      createdAt: now,
+      expiresAt: now - 1,
+    });
+    expect(await store.purgeExpired(now)).toBe(3);
+    expect(await store.purgeExpired(now)).toBe(0);
+    await store.close();
+    db.close();
+  });
+
+  describe('purging on its own', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('purges expired entries every purgeIntervalMs, and no more once closed', async () => {
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+      const db = new Database(':memory:');
+      const store = createSqliteLedgerStore({ database: db, purgeIntervalMs: 1_000 });
+      const reader = createSqliteLedgerStore({ database: db, purgeIntervalMs: 0 });
+      await store.claim(buildEntry({ id: 'first', expiresAt: Date.now() + 500 }));
+      vi.advanceTimersByTime(999);
+      expect(await reader.get('first')).toBeDefined();
+      vi.advanceTimersByTime(1);
+      expect(await reader.get('first')).toBeUndefined();
+
+      await store.close();
+      await reader.claim(buildEntry({ id: 'second', expiresAt: Date.now() - 1 }));
+      vi.advanceTimersByTime(10_000);
+      expect(await reader.get('second')).toBeDefined();
+      await reader.close();
+      db.close();
+    });
+
+    it('purges nothing on its own with purgeIntervalMs 0', async () => {
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'Date'] });
+      const db = new Database(':memory:');
+      const store = createSqliteLedgerStore({ database: db, purgeIntervalMs: 0 });
+      await store.claim(buildEntry({ id: 'expired', expiresAt: Date.now() - 1 }));
+      vi.advanceTimersByTime(100);
+      expect(await store.get('expired')).toBeDefined();
+      await store.close();
+      db.close();
+    });
   });
 
   it('writes to tollbooth_ledger with its indexes in a database it is given and leaves that database open', async () => {
