@@ -20,6 +20,8 @@ describe('derived fee figures', () => {
     [0, 0],
     // Not -0 (toBe compares with Object.is): a negative vsize counts no block, as an empty mempool.
     [-1, 0],
+    // JSON.parse('-0') is -0, a whole number ≥ 0 that validation lets through: still 0 blocks.
+    [-0, 0],
     [1, 1],
     [999_999, 1],
     [1_000_000, 1],

@@ -38,6 +38,9 @@ describe('snapshot service on a fake clock', () => {
     expect(error).toBeInstanceOf(NoValidatedSnapshotError);
     expect((error as NoValidatedSnapshotError).code).toBe('NO_VALIDATED_SNAPSHOT');
     expect((error as NoValidatedSnapshotError).reason).toBe('none');
+    // The service keeps polling: asking again later can help.
+    expect((error as NoValidatedSnapshotError).retryable).toBe(true);
+    expect(service.latest()).toBeUndefined();
   });
 
   it('goes fresh → stale → error while the upstream is down', async () => {
@@ -72,8 +75,11 @@ describe('snapshot service on a fake clock', () => {
       expect.objectContaining({
         reason: 'expired',
         message: 'no validated snapshot (the last one is too old)',
+        retryable: true,
       }),
     );
+    // Too old to serve, but still the last validated snapshot.
+    expect(service.latest()).toBe(first.snapshot);
     service.stop();
   });
 
@@ -106,6 +112,117 @@ describe('snapshot service on a fake clock', () => {
     clock.advance(5_000);
     await service.poll(); // fee endpoints fail, the tip probe sees the new block
     expect(service.current()).toMatchObject({ age_seconds: 5, stale: true, evidence: 'degraded' });
+  });
+
+  it('keeps a snapshot stale once a block above its tip was seen, even when a lower height is told later', async () => {
+    const clock = createManualClock(T0);
+    const service = createSnapshotService({ upstream: upstreamFor(), clock });
+    await service.poll();
+    const tip = service.current().snapshot.tip_height;
+    if (tip === null) throw new Error('the simulator reports a tip height');
+    service.noteTipHeight(tip);
+    expect(service.current()).toMatchObject({ stale: false, evidence: 'recorded' });
+    service.noteTipHeight(tip + 1);
+    expect(service.current()).toMatchObject({ stale: true, evidence: 'degraded' });
+    service.noteTipHeight(tip - 1);
+    expect(service.current()).toMatchObject({ stale: true, evidence: 'degraded' });
+  });
+
+  it.each([
+    ['a fraction above the tip', (tip: number) => tip + 0.5],
+    ['Infinity', () => Number.POSITIVE_INFINITY],
+    ['NaN', () => Number.NaN],
+  ])('ignores a tip height that is no block number (%s)', async (_label, height) => {
+    const clock = createManualClock(T0);
+    const service = createSnapshotService({ upstream: upstreamFor(), clock });
+    await service.poll();
+    const tip = service.current().snapshot.tip_height;
+    if (tip === null) throw new Error('the simulator reports a tip height');
+    service.noteTipHeight(height(tip));
+    expect(service.current()).toMatchObject({ stale: false, evidence: 'recorded' });
+  });
+
+  it('joins the poll already running instead of asking the upstream a second time', async () => {
+    const clock = createManualClock(T0);
+    const real = upstreamFor();
+    let calls = 0;
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const upstream: FeeSnapshotSource = {
+      snapshotSchema: real.snapshotSchema,
+      source: real.source,
+      fetchSnapshot: async (options) => {
+        calls += 1;
+        await gate;
+        return real.fetchSnapshot(options);
+      },
+    };
+    const service = createSnapshotService({ upstream, clock });
+    const first = service.poll();
+    const second = service.poll();
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(calls).toBe(1);
+    expect(a.ok).toBe(true);
+    expect(b).toBe(a);
+    await service.poll();
+    expect(calls).toBe(2); // the next poll, once the first finished, asks again
+  });
+
+  it('stops polling when stopped during a poll, and that poll still finishes', async () => {
+    const clock = createManualClock(T0);
+    const real = upstreamFor();
+    let calls = 0;
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const upstream: FeeSnapshotSource = {
+      snapshotSchema: real.snapshotSchema,
+      source: real.source,
+      fetchSnapshot: async (options) => {
+        calls += 1;
+        await gate;
+        return real.fetchSnapshot(options);
+      },
+    };
+    const service = createSnapshotService({ upstream, clock, intervalMs: 10_000 });
+    service.start();
+    service.stop();
+    release();
+    await service.settled();
+    expect(service.latest()?.fetched_at).toBe('2026-08-06T12:00:00.000Z');
+    clock.advance(60_000);
+    await service.settled();
+    expect(calls).toBe(1);
+  });
+
+  it('runs one polling loop however often it is started, so one stop ends it', async () => {
+    const clock = createManualClock(T0);
+    const real = upstreamFor();
+    let calls = 0;
+    const upstream: FeeSnapshotSource = {
+      snapshotSchema: real.snapshotSchema,
+      source: real.source,
+      fetchSnapshot: (options) => {
+        calls += 1;
+        return real.fetchSnapshot(options);
+      },
+    };
+    const service = createSnapshotService({ upstream, clock, intervalMs: 10_000 });
+    service.start();
+    service.start();
+    await service.settled();
+    expect(calls).toBe(1);
+    clock.advance(10_000);
+    await service.settled();
+    expect(calls).toBe(2);
+    service.stop();
+    clock.advance(60_000);
+    await service.settled();
+    expect(calls).toBe(2);
   });
 
   it('keeps the previous valid snapshot when an answer fails validation', async () => {
