@@ -48,7 +48,8 @@ export function parseGateOptions(options: PaymentGateOptions): GateConfig {
     else settings[key] = value;
   }
   const table = compileGateRoutes(options, problems);
-  const readers = table ? chainReaderProblems(table, options.schemes) : [];
+  // Without a scheme list (refused above) there is no reader to look for.
+  const readers = table && Array.isArray(options.schemes) ? chainReaderProblems(table, options.schemes) : [];
   if (options.requireChainReader) {
     for (const reader of readers)
       problems.push(`requireChainReader: ${reader}, so uncertain settlements could not be resolved`);
