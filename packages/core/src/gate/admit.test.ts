@@ -12,6 +12,9 @@ const routes: RoutesConfig = {
   'GET /paused': { accepts, availability: 'paused', retryAfterSeconds: 30 },
   'GET /retired': { accepts, availability: 'retired' },
   'GET /canonical': { accepts, canonical: true },
+  'GET /query': { accepts, canonical: { baseUrl: BASE, allowQuery: true } },
+  'GET /anyhost': { accepts, canonical: { baseUrl: BASE, checkOrigin: false } },
+  'GET /prefixed': { accepts, canonical: { baseUrl: `${BASE}/api`, checkOrigin: false } },
 };
 const table = compileRoutes(routes, { schemes: [createSimpleScheme()], baseUrl: BASE });
 
@@ -52,7 +55,10 @@ describe('matchRequest', () => {
     if (refused.kind !== 'respond') throw new Error('expected a 405');
     expect(refused.response.status).toBe(405);
     expect(refused.response.headers.allow).toBe('GET, HEAD');
-    expect(json(refused.response).error.code).toBe('method_not_allowed');
+    expect(json(refused.response).error).toMatchObject({
+      code: 'method_not_allowed',
+      message: 'POST is not served here',
+    });
     expect(matchRequest(table, 'pass', view('/paid', {}, 'POST'))).toEqual({ kind: 'pass' });
   });
 });
@@ -63,6 +69,12 @@ describe('requestIdOf', () => {
     ['a.b:c_d-1', 'a.b:c_d-1'],
   ])('keeps the well-formed id %s', (incoming, kept) => {
     expect(requestIdOf(view('/paid', { 'x-request-id': incoming }))).toBe(kept);
+  });
+
+  it('makes a new uuid for a request without one', () => {
+    expect(requestIdOf(view('/paid'))).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
   });
 
   it.each(['a b\r\nc', 'x'.repeat(129), ''])('replaces the unsafe id %j with a new uuid', (incoming) => {
@@ -88,6 +100,40 @@ describe('admissionRefusal', () => {
     expect(response?.status).toBe(status);
     expect(json(response!).error.code).toBe(code);
     expect(response!.headers['x-request-id']).toBe('r-2');
+  });
+
+  it('says why a target or URL is refused', () => {
+    const message = (target: string) => {
+      const request = view(target);
+      return json(admissionRefusal(request, matched(request), 'r')!).error.message;
+    };
+    expect(message('/paid#top')).toBe('a request target cannot carry a #fragment');
+    expect(message('/canonical?x=1')).toBe(
+      `only the canonical URL ${BASE}/canonical is accepted, without a query string`,
+    );
+    expect(message('https://other.example.com/query')).toBe(
+      `only the canonical URL ${BASE}/query is accepted`,
+    );
+  });
+
+  it.each([
+    ['a query where the rule allows one', '/query?b=2'],
+    ['another host where the rule does not check the origin', 'https://other.example.com/anyhost'],
+    ['an origin-form target (no scheme and host to check)', '/canonical'],
+    ['the default port written out', 'https://api.example.com:443/canonical'],
+  ])('admits %s', (_what, target) => {
+    const request: RequestView = { ...view(target), url: target.startsWith('/') ? target : view(target).url };
+    expect(admissionRefusal(request, matched(request), 'r')).toBeUndefined();
+  });
+
+  it.each([
+    ['a path other than the canonical one', `${BASE}/CANONICAL`],
+    ['a host that does not parse', 'https://exa mple.com/canonical'],
+    // The canonical URL is baseUrl + path: with a path in baseUrl, the bare path is not it.
+    ['the bare path of a rule whose baseUrl has a path', `${BASE}/prefixed`],
+  ])('refuses %s as non-canonical', (_what, target) => {
+    const request = view(target);
+    expect(json(admissionRefusal(request, matched(request), 'r')!).error.code).toBe('non_canonical_request');
   });
 
   it('tells a paused route when to come back', () => {
@@ -135,7 +181,10 @@ describe('runPrecondition', () => {
     const early = await runPrecondition({ logger }, request, failing.match('GET', request.url)!, 'r-3');
     expect(early?.quiet).toBe(false);
     expect(early?.response.status).toBe(503);
-    expect(json(early!.response).error.code).toBe('internal_error');
+    expect(json(early!.response).error).toMatchObject({
+      code: 'internal_error',
+      message: 'the request could not be checked',
+    });
     expect(logger.error).toHaveBeenCalledWith(
       expect.objectContaining({ requestId: 'r-3' }),
       'route precondition failed',
