@@ -2,13 +2,14 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
 import type { LedgerStore } from '../ledger/types';
 import { decodeHeaderJson, encodeHeader } from '../protocol/codec';
+import { codeOf, createGateHarness, handlerResponse } from '../test-support/gate-harness';
 import {
   createScriptedFacilitator,
   type ScriptedFacilitator,
   TEST_TX,
 } from '../test-support/scripted-facilitator';
 import { buildPayment, createSimpleScheme, TEST_PAY_TO, TEST_PAYER } from '../test-support/simple-scheme';
-import { createPaymentGate, type TollboothGate } from './create-payment-gate';
+import { createPaymentGate, EXPOSED_PAYMENT_HEADERS, type TollboothGate } from './create-payment-gate';
 import type { HandlerResponse, Outcome } from './types';
 
 const origin = 'https://api.example.com';
@@ -77,5 +78,189 @@ describe('the proceed outcome', () => {
     const retry = await proceedWith(header);
     expect(receiptOf(await gate.finish(retry.payment, handled))).toEqual(settledReceipt);
     expect(facilitator.calls.settle).toBe(1);
+  });
+});
+
+// The harness's gate (alpha, manual clock, recording hooks and logger): each test builds its own.
+describe('the handler failing after a settlement before it ran', () => {
+  it.each([400, 503])(
+    'tells the payer it was charged (503 with the receipt) when it answers %i, and frees the entry',
+    async (status) => {
+      const h = createGateHarness();
+      const outcome = await h.gate.handle(h.pay(h.payment('GET /first'), '/first'));
+      if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+      const response = await outcome.settle(handlerResponse(status));
+      expect(response.status).toBe(503);
+      expect(codeOf(response)).toBe('paid_response_unavailable');
+      expect(receiptOf(response)).toEqual(outcome.payment.settlement);
+      expect(await h.onlyEntry()).toMatchObject({ state: 'settled', leaseUntil: 0 });
+      expect((await h.onlyEntry()).response).toBeUndefined();
+      expect(h.logger.lines).toContainEqual({
+        level: 'warn',
+        fields: { requestId: outcome.payment.requestId, status },
+        message: 'handler failed after settlement; a retry of the payload runs it again',
+      });
+      expect(h.recorder.of('onFailed')).toEqual([
+        [
+          expect.objectContaining({
+            requestId: outcome.payment.requestId,
+            status: 503,
+            code: 'paid_response_unavailable',
+          }),
+        ],
+      ]);
+      expect(h.recorder.of('onSettled')).toEqual([]);
+    },
+  );
+
+  it('stores a 399 answer as the paid one, with the receipt, and reports onSettled', async () => {
+    const h = createGateHarness();
+    const view = h.pay(h.payment('GET /first'), '/first');
+    const outcome = await h.gate.handle(view);
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    const response = await outcome.settle(handlerResponse(399, 'odd but fine'));
+    expect(response.status).toBe(399);
+    expect(receiptOf(response)).toEqual(outcome.payment.settlement);
+    const entry = await h.onlyEntry();
+    expect(entry.response?.status).toBe(399);
+    expect(Buffer.from(entry.response!.body).toString()).toBe('odd but fine');
+    expect(h.recorder.of('onSettled')).toEqual([[outcome.payment, outcome.payment.settlement, view]]);
+  });
+
+  it('frees the entry with the receipt kept when the handler threw, and the retry runs it again', async () => {
+    const h = createGateHarness({ gate: { inFlightWaitMs: 0 } });
+    const payment = h.payment('GET /first');
+    const outcome = await h.gate.handle(h.pay(payment, '/first'));
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    await outcome.release();
+    expect(await h.onlyEntry()).toMatchObject({ state: 'settled', leaseUntil: 0 });
+    expect(h.recorder.of('onReleased')).toEqual([]);
+    const retry = await h.run(h.pay(payment, '/first'));
+    expect(retry.handlerRuns).toBe(1);
+    expect(h.facilitator.calls.settle).toBe(1);
+  });
+
+  it('tells the payer it was charged when its answer cannot be read', async () => {
+    const h = createGateHarness();
+    const outcome = await h.gate.handle(h.pay(h.payment('GET /first'), '/first'));
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    const response = await outcome.settle({ status: 200, headers: null as never, body: Buffer.from('') });
+    expect(codeOf(response)).toBe('paid_response_unavailable');
+    expect(receiptOf(response)).toEqual(outcome.payment.settlement);
+    expect(h.logger.messages('error')).toEqual(['payment finish failed']);
+  });
+});
+
+describe('the handler failing before any settlement', () => {
+  it.each([400, 500])(
+    'gives the claim back and passes its %i answer through, reported to onReleased',
+    async (status) => {
+      const h = createGateHarness();
+      const view = h.pay(h.payment());
+      const outcome = await h.gate.handle(view);
+      if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+      const response = await outcome.settle(handlerResponse(status, 'no'));
+      expect(response.status).toBe(status);
+      expect(Buffer.from(response.body).toString()).toBe('no');
+      expect(response.headers['access-control-expose-headers']).toBe(EXPOSED_PAYMENT_HEADERS);
+      expect(await h.store.query({})).toEqual([]);
+      expect(h.recorder.of('onReleased')).toEqual([[outcome.payment, status, view]]);
+      expect(h.facilitator.calls.settle).toBe(0);
+    },
+  );
+
+  it('settles a 399 answer', async () => {
+    const h = createGateHarness();
+    const { response } = await h.run(h.pay(h.payment()), 399);
+    expect(receiptOf(response!)).toMatchObject({ success: true });
+  });
+
+  it('logs a release the store refused, and still answers the handler', async () => {
+    const h = createGateHarness();
+    const down = new Error('down');
+    h.store.remove = async () => {
+      throw down;
+    };
+    const outcome = await h.gate.handle(h.pay(h.payment()));
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    expect((await outcome.settle(handlerResponse(500))).status).toBe(500);
+    expect(h.logger.lines).toContainEqual({
+      level: 'warn',
+      fields: { err: down, requestId: outcome.payment.requestId },
+      message: 'ledger release failed',
+    });
+    const quiet = createGateHarness({ gate: { logger: undefined } });
+    quiet.store.remove = async () => {
+      throw down;
+    };
+    const second = await quiet.gate.handle(quiet.pay(quiet.payment()));
+    if (second.kind !== 'proceed') throw new Error('expected proceed');
+    expect((await second.settle(handlerResponse(500))).status).toBe(500);
+  });
+
+  it('reports onReleased without a status when the handler threw', async () => {
+    const h = createGateHarness();
+    const view = h.pay(h.payment());
+    const outcome = await h.gate.handle(view);
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    await outcome.release();
+    expect(h.recorder.of('onReleased')).toEqual([[outcome.payment, undefined, view]]);
+    expect(await h.store.query({})).toEqual([]);
+  });
+
+  it('answers 502 settlement_uncertain, logged, when the answer cannot be read', async () => {
+    const h = createGateHarness();
+    const outcome = await h.gate.handle(h.pay(h.payment()));
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    const response = await outcome.settle({ status: 200, headers: null as never, body: Buffer.from('') });
+    expect(response.status).toBe(502);
+    expect(codeOf(response)).toBe('settlement_uncertain');
+    expect(h.logger.lines).toContainEqual({
+      level: 'error',
+      fields: { err: expect.any(TypeError), requestId: outcome.payment.requestId },
+      message: 'payment finish failed',
+    });
+    expect(h.recorder.of('onFailed')).toEqual([
+      [
+        expect.objectContaining({
+          status: 502,
+          code: 'settlement_uncertain',
+          resource: 'https://api.example.com/paid',
+        }),
+      ],
+    ]);
+  });
+});
+
+describe('a settlement after the handler', () => {
+  it('reports onSettled with the payment, the receipt and the request, and answers the stored paid response', async () => {
+    const h = createGateHarness();
+    const view = h.pay(h.payment());
+    const outcome = await h.gate.handle(view);
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    const response = await outcome.settle(handlerResponse(200, 'paid'));
+    expect(h.recorder.of('onSettled')).toEqual([[outcome.payment, receiptOf(response), view]]);
+    const entry = await h.onlyEntry();
+    expect(response.headers).toEqual(entry.response!.headers);
+    expect(h.recorder.of('onFailed')).toEqual([]);
+  });
+
+  it('reports a failed settlement to onFailed with the route and the request', async () => {
+    const h = createGateHarness();
+    h.facilitator.settleScript = 'failure';
+    const view = h.pay(h.payment());
+    const outcome = await h.gate.handle(view);
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    await outcome.settle(handlerResponse(200));
+    const [[event]] = h.recorder.of('onFailed') as [[Record<string, unknown>]];
+    expect(event).toEqual({
+      requestId: outcome.payment.requestId,
+      request: view,
+      route: h.gate.routes.get('GET /paid'),
+      resource: 'https://api.example.com/paid',
+      status: 402,
+      code: 'payment_insufficient_funds',
+    });
+    expect(h.recorder.of('onSettled')).toEqual([]);
   });
 });

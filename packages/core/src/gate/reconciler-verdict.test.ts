@@ -60,6 +60,20 @@ describe('verdictOf', () => {
     expect(verdict.done.action).toBe('expired-unused');
   });
 
+  it('says why in the entry: expired unused, or no transfer on chain yet', () => {
+    const expired = verdictOf(resolver, uncertainEntry(), 'uncertain', { status: 'expired' }, backoff);
+    expect(expired.patch.error).toEqual({
+      code: 'payment_expired',
+      message: 'the authorization expired unused',
+    });
+    expect(expired.done.note).toBe('the authorization expired unused');
+    const unsettled = verdictOf(resolver, uncertainEntry(), 'uncertain', { status: 'unsettled' }, backoff);
+    expect(unsettled.done.note).toBe(
+      'no transfer on chain yet; a retry of the exact payload settles it again',
+    );
+    expect(unsettled.patch).toMatchObject({ state: 'uncertain', leaseUntil: 1_000_000 + 1_000 });
+  });
+
   it('keeps an unanswered entry uncertain, looked at again after a delay growing with its attempts', () => {
     const entry = uncertainEntry({
       resolution: {
