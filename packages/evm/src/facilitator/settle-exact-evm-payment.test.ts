@@ -214,10 +214,16 @@ describe('a payment whose pending settlement was replaced (its nonce taken, neve
       });
       // The account's owner replaces it in the pool (same nonce, higher fees), and that one is mined.
       const sent = await devnet.publicClient.getTransaction({ hash: pending.transaction as Hex });
-      // Sent again before the replacement is mined, the bytes are "already known"; after, refused.
+      // Sent again while the replacement waits in the pool, the bytes are refused as an underpriced
+      // replacement; once it is mined, as a nonce too low: either is a nonce taken, whichever
+      // comes first on this machine.
       const refusedForItsNonce = new Promise<void>((resolve) => {
         refusedAgain.add((hash, error) => {
-          if (hash === pending.transaction && /nonce too low/i.test(String(error))) resolve();
+          if (
+            hash === pending.transaction &&
+            /nonce too low|replacement transaction underpriced/i.test(String(error))
+          )
+            resolve();
         });
       });
       await devnet.clientFor(gasKey, { nonceManager: false }).sendTransaction({
