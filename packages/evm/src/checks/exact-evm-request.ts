@@ -132,11 +132,23 @@ export function checkRequest(
   if (assetAddress === undefined) {
     return fail(ExactEvmReason.missingEip712Domain, `asset "${request.asset}" is not a token address`, payer);
   }
-  const chainId = getChainId(request.network);
-  if (toCaip2(request.clientNetwork) !== request.network || chainId === undefined) {
+  // The payment's network as CAIP-2 when it has a known name, as written otherwise (a v1 name this
+  // package does not know is then reported as such, not as a mismatch with itself).
+  const paymentNetwork = toCaip2(request.clientNetwork) ?? String(request.clientNetwork ?? '');
+  if (!request.wireNetwork || paymentNetwork !== request.network) {
     return fail(
       ExactEvmReason.networkMismatch,
-      `payment network ${String(request.clientNetwork)} does not match ${request.wireNetwork}`,
+      request.wireNetwork
+        ? `payment network ${String(request.clientNetwork)} does not match ${request.wireNetwork}`
+        : `payment network ${String(request.clientNetwork)}, but the requirement names no network`,
+      payer,
+    );
+  }
+  const chainId = getChainId(request.network);
+  if (chainId === undefined) {
+    return fail(
+      ExactEvmReason.networkMismatch,
+      `network ${request.wireNetwork} is no EVM chain this scheme settles on (eip155:<chain id>)`,
       payer,
     );
   }

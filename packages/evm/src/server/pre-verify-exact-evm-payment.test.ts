@@ -370,7 +370,7 @@ describe('preVerifyExactEvmPayment', () => {
       'no network',
       { network: undefined },
       ExactEvmReason.networkMismatch,
-      'payment network eip155:8453 does not match ',
+      'payment network eip155:8453, but the requirement names no network',
     ],
     [
       'no payTo',
@@ -439,7 +439,7 @@ describe('preVerifyExactEvmPayment', () => {
     ).toEqual({
       ok: false,
       reason: ExactEvmReason.networkMismatch,
-      message: `payment network ${network} does not match ${network}`,
+      message: `network ${network} is no EVM chain this scheme settles on (eip155:<chain id>)`,
     });
   });
 
