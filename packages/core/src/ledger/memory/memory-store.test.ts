@@ -64,6 +64,90 @@ describe('createMemoryLedgerStore', () => {
     expect(again?.requirements).toEqual({ scheme: 'exact', amount: '1000' });
   });
 
+  it.each([
+    [{ purgeIntervalMs: -1 }, 'purgeIntervalMs must be a non-negative integer (got -1)'],
+    [{ purgeIntervalMs: 1.5 }, 'purgeIntervalMs must be a non-negative integer (got 1.5)'],
+    [{ purgeIntervalMs: Number.NaN }, 'purgeIntervalMs must be a non-negative integer (got NaN)'],
+    [{ purgeIntervalMs: 2 ** 53 }, 'purgeIntervalMs must be a non-negative integer (got 9007199254740992)'],
+    [{ now: 5 as unknown as () => number }, 'now must be a function returning epoch ms'],
+    [
+      { purgeIntervalMs: -2, now: null as unknown as () => number },
+      'purgeIntervalMs must be a non-negative integer (got -2); now must be a function returning epoch ms',
+    ],
+  ])('refuses %o as invalid_config, saying why', (options, problems) => {
+    let thrown: unknown;
+    try {
+      createMemoryLedgerStore(options);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({
+      code: 'invalid_config',
+      message: `Invalid memory ledger store options: ${problems}`,
+    });
+  });
+
+  it('takes options given as undefined as their defaults', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    store = createMemoryLedgerStore({ purgeIntervalMs: undefined, now: undefined });
+    expect(vi.getTimerCount()).toBe(1);
+    await store.claim(buildEntry({ id: 'gone', expiresAt: 1_000_500 }));
+    const updated = await store.update('gone', { state: ['claimed'] }, { state: 'verified' });
+    expect(updated?.updatedAt).toBe(1_000_000);
+    vi.advanceTimersByTime(59_999);
+    expect(await store.get('gone')).toBeDefined();
+    vi.advanceTimersByTime(1);
+    expect(await store.get('gone')).toBeUndefined();
+  });
+
+  it('runs no purge timer when purgeIntervalMs is 0, and stops its timer when closed', async () => {
+    vi.useFakeTimers();
+    const off = createMemoryLedgerStore({ purgeIntervalMs: 0, now: () => 10_000 });
+    expect(vi.getTimerCount()).toBe(0);
+    await off.claim(buildEntry({ id: 'kept', expiresAt: 5 }));
+    vi.advanceTimersByTime(3_600_000);
+    expect(await off.get('kept')).toBeDefined();
+    expect(await off.purgeExpired(10_000)).toBe(1);
+    await off.close();
+    store = createMemoryLedgerStore({ purgeIntervalMs: 1 });
+    expect(vi.getTimerCount()).toBe(1);
+    await store.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('never keeps the process alive with its purge timer', () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    store = createMemoryLedgerStore({ purgeIntervalMs: 1_000 });
+    expect(timers()).toBe(before);
+  });
+
+  it('counts the bindings it purges with the entries', async () => {
+    store = createMemoryLedgerStore({ purgeIntervalMs: 0 });
+    await store.claim(buildEntry({ id: 'old', expiresAt: 100 }));
+    const binding = { key: 'k', fingerprint: 'f', entry: 'old', createdAt: 1, expiresAt: 100 };
+    await store.bindIdentifier(binding);
+    await store.bindIdentifier({ ...binding, key: 'fresh', expiresAt: 300 });
+    expect(await store.purgeExpired(200)).toBe(2);
+    expect(await store.getIdentifier('k')).toBeUndefined();
+    expect(await store.getIdentifier('fresh')).toBeDefined();
+  });
+
+  it('hands out copies of bindings', async () => {
+    store = createMemoryLedgerStore({ purgeIntervalMs: 0 });
+    const binding = { key: 'k', fingerprint: 'f', entry: 'e', createdAt: 1, expiresAt: 100 };
+    const bound = await store.bindIdentifier(binding);
+    bound.entry = 'changed';
+    binding.fingerprint = 'changed';
+    const got = await store.getIdentifier('k');
+    expect(got).toStrictEqual({ key: 'k', fingerprint: 'f', entry: 'e', createdAt: 1, expiresAt: 100 });
+    got!.entry = 'changed';
+    const again = await store.bindIdentifier({ ...binding, entry: 'other' });
+    expect(again.entry).toBe('e');
+    again.entry = 'changed';
+    expect((await store.getIdentifier('k'))?.entry).toBe('e');
+  });
+
   it('sets updatedAt from its clock on every update and ignores patched ids and timestamps', async () => {
     let clock = 5_000;
     store = createMemoryLedgerStore({ now: () => clock });
