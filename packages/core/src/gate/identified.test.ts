@@ -153,6 +153,26 @@ describe('two payments sent at once under one identifier', () => {
   });
 });
 
+describe('an identifier bound to another payment each time it is bound', () => {
+  // Each claim finds the identifier taken by another payment, which the lookup then no longer
+  // finds: look again, at most eight times, then 409 (never a request that spins on the store).
+  it('gives up with 409 payment_in_progress after eight tries, charging nothing', async () => {
+    const h = createGateHarness();
+    h.store.getIdentifier = async () => undefined;
+    let binds = 0;
+    h.store.bindIdentifier = async (binding) => {
+      binds++;
+      return { ...binding, entry: 'someone-else' };
+    };
+    const response = answerOf(await h.gate.handle(request(named(h))));
+    expect(response.status).toBe(409);
+    expect(codeOf(response)).toBe('payment_in_progress');
+    expect(binds).toBe(8);
+    expect(await h.store.query({})).toEqual([]);
+    expect(h.facilitator.calls.verify).toBe(0);
+  });
+});
+
 describe('an identifier whose payment charged nothing', () => {
   it('is free again once that settlement was refused: the next payment under it is charged', async () => {
     const h = createGateHarness();
@@ -258,6 +278,16 @@ describe('a payment answered from the payment its identifier is bound to', () =>
     expect(Buffer.from(answerOf(outcome).body).toString()).toBe(first);
     expect(h.recorder.of('onReplay')).toEqual([[expect.objectContaining({ state: 'settled' }), view]]);
     expect(h.facilitator.calls).toEqual({ verify: 1, settle: 1 });
+  });
+
+  it("replays the stored answer after the first payment's replay window too (the binding lasts as long as its entry)", async () => {
+    const h = createGateHarness();
+    const first = await paid(h, named(h));
+    h.clock.advance(5 * 60_000);
+    const outcome = await h.gate.handle(request(named(h)));
+    expect(outcome.kind).toBe('replay');
+    expect(Buffer.from(answerOf(outcome).body).toString()).toBe(first);
+    expect(h.facilitator.calls.settle).toBe(1);
   });
 
   it('waits for that payment in flight in this process, then replays its answer', async () => {

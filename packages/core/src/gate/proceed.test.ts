@@ -208,6 +208,21 @@ describe('the handler failing before any settlement', () => {
     expect(await h.store.query({})).toEqual([]);
   });
 
+  it('releases once: a second release, or one after the settlement, does nothing', async () => {
+    const h = createGateHarness();
+    const outcome = await h.gate.handle(h.pay(h.payment()));
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    await outcome.release();
+    await outcome.release();
+    expect(h.recorder.of('onReleased')).toHaveLength(1);
+    const settled = await h.gate.handle(h.pay(h.payment()));
+    if (settled.kind !== 'proceed') throw new Error('expected proceed');
+    await settled.settle(handlerResponse());
+    await settled.release();
+    expect(h.recorder.of('onReleased')).toHaveLength(1);
+    expect((await h.store.query({ state: 'settled' })).length).toBe(1);
+  });
+
   it('answers 502 settlement_uncertain, logged, when the answer cannot be read', async () => {
     const h = createGateHarness();
     const outcome = await h.gate.handle(h.pay(h.payment()));

@@ -232,3 +232,35 @@ describe('a payment whose scheme has no chain reader', () => {
     expect(h.facilitator.calls.settle).toBe(1);
   });
 });
+
+describe('an uncertain payment another process keeps taking first', () => {
+  it('is looked at again, at most eight times, then answered 409 payment_in_progress', async () => {
+    const h = createGateHarness();
+    const payment = await uncertainPayment(h);
+    const update = h.store.update.bind(h.store);
+    let takeOvers = 0;
+    h.store.update = async (id, expected, patch) => {
+      if (patch.owner !== undefined) {
+        takeOvers++;
+        return undefined;
+      }
+      return update(id, expected, patch);
+    };
+    const response = answerOf(await h.gate.handle(h.pay(payment)));
+    expect(response.status).toBe(409);
+    expect(codeOf(response)).toBe('payment_in_progress');
+    expect(takeOvers).toBe(8);
+    expect(h.scheme.reconcileCalls).toBe(0);
+  });
+
+  it('reports no resolution when its rejection could not be recorded', async () => {
+    const h = createGateHarness();
+    const payment = await uncertainPayment(h);
+    h.scheme.reconcileAnswer = { status: 'expired' };
+    const update = h.store.update.bind(h.store);
+    h.store.update = async (id, expected, patch) =>
+      patch.state === 'rejected' ? undefined : update(id, expected, patch);
+    expect(codeOf(answerOf(await h.gate.handle(h.pay(payment))))).toBe('payment_expired');
+    expect(h.recorder.of('onResolved')).toEqual([]);
+  });
+});

@@ -204,6 +204,13 @@ describe('a round', () => {
     expect((await s.store.get(earlier.id))?.resolution).toMatchObject({ from: 'settling', attempts: 3 });
   });
 
+  it('holds an entry it looks at again later as its own (owner <instance>:reconciler)', async () => {
+    const s = setup();
+    const e = await s.entry();
+    await s.reconciler.runOnce();
+    expect((await s.store.get(e.id))?.owner).toBe('alpha:reconciler');
+  });
+
   it('says no scheme serves an entry whose requirements it cannot read, and looks again later', async () => {
     const s = setup();
     const odd = await s.entry({ requirements: { scheme: 'upto', network: NETWORK, amount: '1' } });
@@ -359,6 +366,7 @@ describe('the first round', () => {
     const own = await s.entry({ state: 'claimed', owner: 'alpha:r-1', leaseUntil: NOW + 60_000 });
     await s.entry({ state: 'claimed', owner: 'alpha:r-2', leaseUntil: NOW + 60_000, updatedAt: NOW });
     await s.entry({ state: 'claimed', owner: 'alphabet:r-3', leaseUntil: NOW + 60_000 });
+    await s.entry({ state: 'settled', owner: 'alpha:r-5', leaseUntil: NOW + 60_000 });
     expect(await s.reconciler.runOnce()).toMatchObject({ examined: 1, released: 1 });
     expect(await s.store.get(own.id)).toBeUndefined();
     await s.entry({ state: 'claimed', owner: 'alpha:r-4', leaseUntil: NOW + 60_000 });
