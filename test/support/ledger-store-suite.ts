@@ -296,12 +296,23 @@ export function describeLedgerStore(
         expect(await store.get(entry.id)).toBeUndefined();
       });
 
-      it('does not settle an entry that keeps an error response it already holds', async () => {
+      it.each([400, 402, 503])(
+        'does not settle an entry that keeps a %i response it already holds',
+        async (status) => {
+          const store = await openStore();
+          const entry = buildLedgerEntry({ state: 'rejected', response: response(ALL_BYTES, status) });
+          await store.claim(entry);
+          expect(await store.update(entry.id, { state: ['rejected'] }, { state: 'settled' })).toBeUndefined();
+          expect(await store.get(entry.id)).toEqual(entry);
+        },
+      );
+
+      it('settles an entry that keeps a 399 response it already holds', async () => {
         const store = await openStore();
-        const entry = buildLedgerEntry({ state: 'rejected', response: response(ALL_BYTES, 402) });
+        const entry = buildLedgerEntry({ state: 'settling', response: response(ALL_BYTES, 399) });
         await store.claim(entry);
-        expect(await store.update(entry.id, { state: ['rejected'] }, { state: 'settled' })).toBeUndefined();
-        expect(await store.get(entry.id)).toEqual(entry);
+        const settled = await store.update(entry.id, { state: ['settling'] }, { state: 'settled' });
+        expect(settled).toEqual({ ...entry, state: 'settled', updatedAt: settled?.updatedAt });
       });
 
       it('settles with a 2xx response, or with none (the handler runs on the next retry)', async () => {

@@ -128,9 +128,12 @@ describe('createMemoryLedgerStore', () => {
     const binding = { key: 'k', fingerprint: 'f', entry: 'old', createdAt: 1, expiresAt: 100 };
     await store.bindIdentifier(binding);
     await store.bindIdentifier({ ...binding, key: 'fresh', expiresAt: 300 });
+    await store.bindIdentifier({ ...binding, key: 'due', expiresAt: 200 });
     expect(await store.purgeExpired(200)).toBe(2);
     expect(await store.getIdentifier('k')).toBeUndefined();
     expect(await store.getIdentifier('fresh')).toBeDefined();
+    // Expiring at the purge time itself: not before it, so kept.
+    expect(await store.getIdentifier('due')).toBeDefined();
   });
 
   it('hands out copies of bindings', async () => {
@@ -307,6 +310,31 @@ describe('createMemoryLedgerStore', () => {
       expect(() => {
         (got!.requirements as { amount: string }).amount = '1';
       }).toThrow(TypeError);
+    });
+
+    it('keeps an object that is no plain object (a Date) as it is, copied for each caller', async () => {
+      store = createMemoryLedgerStore();
+      const entry = buildEntry({ payload: { signedAt: new Date(1_700_000_000_000), plain: { a: 1 } } });
+      await store.claim(entry);
+      const got = await store.get(entry.id);
+      const payload = got!.payload as { signedAt: Date; plain: { a: number } };
+      expect(payload.signedAt).toBeInstanceOf(Date);
+      expect(payload.signedAt.getTime()).toBe(1_700_000_000_000);
+      expect(Object.isFrozen(payload)).toBe(false);
+      payload.signedAt.setTime(0);
+      const again = await store.get(entry.id);
+      expect((again!.payload as { signedAt: Date }).signedAt.getTime()).toBe(1_700_000_000_000);
+    });
+
+    it('freezes and shares a payload holding objects without a prototype', async () => {
+      store = createMemoryLedgerStore();
+      const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
+      const entry = buildEntry({ payload: { bare } });
+      const claimed = await store.claim(entry);
+      const got = await store.get(entry.id);
+      expect(got!.payload).toBe(claimed.entry.payload);
+      expect(Object.isFrozen(got!.payload)).toBe(true);
+      expect((got!.payload as { bare: { a: number } }).bare).toStrictEqual({ a: 1 });
     });
 
     it('copies a payload holding bytes for each caller instead of sharing it', async () => {
