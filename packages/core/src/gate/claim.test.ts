@@ -38,6 +38,7 @@ describe('single flight inside one process', () => {
     const payment = h.payment();
     const first = proceeding(await h.gate.handle(h.pay(payment)));
     const duplicate = h.gate.handle(h.pay(payment));
+    await h.checked(2); // the duplicate waits now
     const sent = await h.gate.finish(first.payment, handlerResponse(200, '{"a":1}'));
     const answer = await duplicate;
     expect(answer.kind).toBe('replay');
@@ -51,6 +52,7 @@ describe('single flight inside one process', () => {
     const payment = h.payment();
     const first = proceeding(await h.gate.handle(h.pay(payment)));
     const duplicate = h.gate.handle(h.pay(payment));
+    await h.checked(2); // the duplicate waits now
     expect((await h.gate.finish(first.payment, handlerResponse(500))).status).toBe(500);
     const second = proceeding(await duplicate);
     const paid = await h.gate.finish(second.payment, handlerResponse(200));
@@ -64,6 +66,7 @@ describe('single flight inside one process', () => {
     const payment = h.payment();
     const first = proceeding(await h.gate.handle(h.pay(payment)));
     const duplicate = h.gate.handle(h.pay(payment));
+    await h.checked(2); // the duplicate waits now
     expect(codeOf(await h.gate.finish(first.payment, handlerResponse(200)))).toBe(
       'payment_insufficient_funds',
     );
@@ -79,6 +82,7 @@ describe('single flight inside one process', () => {
     expect(codeOf((await h.run(h.pay(payment, '/first'), 500)).response)).toBe('paid_response_unavailable');
     const retry = proceeding(await h.gate.handle(h.pay(payment, '/first')));
     const duplicate = h.gate.handle(h.pay(payment, '/first'));
+    await h.checked(3); // the duplicate waits now
     const sent = await h.gate.finish(retry.payment, handlerResponse(200, '{"b":2}'));
     const answer = await duplicate;
     expect(answer.kind).toBe('replay');

@@ -235,6 +235,25 @@ describe('a settled entry', () => {
   });
 });
 
+describe('a settled entry without an answer another process keeps taking over', () => {
+  it('is looked at again, at most eight times, then answered 409: its handler never runs here', async () => {
+    const h = createGateHarness();
+    const payment = h.payment('GET /first');
+    await h.seed(payment, { state: 'settled', receipt }, 'GET /first');
+    const update = h.store.update.bind(h.store);
+    let takeOvers = 0;
+    h.store.update = async (id, expected, patch) => {
+      if (patch.owner === undefined) return update(id, expected, patch);
+      takeOvers++;
+      return undefined;
+    };
+    const response = answerOf(await h.gate.handle(h.pay(payment, '/first')));
+    expect(response.status).toBe(409);
+    expect(codeOf(response)).toBe('payment_in_progress');
+    expect(takeOvers).toBe(8);
+  });
+});
+
 describe('a rejected entry', () => {
   it.each([
     [

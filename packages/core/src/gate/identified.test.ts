@@ -173,6 +173,34 @@ describe('an identifier bound to another payment each time it is bound', () => {
   });
 });
 
+describe('a binding found taken by the same payment for another request', () => {
+  it('is bound anew to this request, so its retry gets its answer', async () => {
+    const h = createGateHarness();
+    const payment = named(h);
+    // Request ?a=1 pays with it; verify refuses it: the claim is given back, its binding stays.
+    h.facilitator.verifyScript = 'invalid';
+    expect(codeOf(answerOf(await h.gate.handle(request(payment, { path: '/named?a=1' }))))).toBe(
+      'payment_signature_invalid',
+    );
+    h.facilitator.verifyScript = 'valid';
+    // Request ?b=2 sends the same payment under the same identifier, having looked the identifier
+    // up before ?a=1 bound it: binding it, it finds the binding of its own payment for ?a=1.
+    const getIdentifier = h.store.getIdentifier.bind(h.store);
+    let raced = false;
+    h.store.getIdentifier = async (key) => {
+      if (raced) return getIdentifier(key);
+      raced = true;
+      return undefined;
+    };
+    const first = await h.run(request(payment, { path: '/named?b=2' }));
+    expect(first.response?.status).toBe(200);
+    const retry = await h.gate.handle(request(named(h), { path: '/named?b=2' }));
+    expect(retry.kind).toBe('replay');
+    expect(Buffer.from(answerOf(retry).body).toString()).toBe(Buffer.from(first.response!.body).toString());
+    expect(h.facilitator.calls.settle).toBe(1);
+  });
+});
+
 describe('an identifier whose payment charged nothing', () => {
   it('is free again once that settlement was refused: the next payment under it is charged', async () => {
     const h = createGateHarness();
@@ -295,6 +323,7 @@ describe('a payment answered from the payment its identifier is bound to', () =>
     const first = await h.gate.handle(request(named(h)));
     if (first.kind !== 'proceed') throw new Error('expected proceed');
     const waiting = h.gate.handle(request(named(h)));
+    await h.checked(2); // the duplicate waits now
     const sent = await h.gate.finish(first.payment, handlerResponse(200, '{"first":1}'));
     const answer = await waiting;
     expect(answer.kind).toBe('replay');
@@ -323,6 +352,17 @@ describe('a payment answered from the payment its identifier is bound to', () =>
     expect((await h.gate.handle(request(named(h)))).kind).toBe('replay');
   });
 
+  it('answers every retry 502 while that payment stays uncertain (each retry ends its own flight)', async () => {
+    const h = createGateHarness();
+    h.facilitator.settleScript = 'timeout';
+    expect((await h.run(request(named(h)))).response?.status).toBe(502);
+    for (let retry = 0; retry < 2; retry++) {
+      const response = answerOf(await h.gate.handle(request(named(h))));
+      expect(codeOf(response)).toBe('settlement_uncertain');
+    }
+    expect(h.scheme.reconcileCalls).toBe(2);
+  });
+
   it('runs the handler for a payment settled before its handler, keeping its flight until it settles', async () => {
     const h = createGateHarness({
       routes: { 'GET /named': { accepts: ACCEPTS, paymentIdentifier: true, settle: 'before-handler' } },
@@ -334,6 +374,7 @@ describe('a payment answered from the payment its identifier is bound to', () =>
     expect(retry.payment.settlement).toMatchObject({ success: true, transaction: TEST_TX });
     expect(retry.payment.payer).toBe(TEST_PAYER);
     const duplicate = h.gate.handle(request(named(h)));
+    await h.checked(3); // the duplicate waits now
     const sent = await h.gate.finish(retry.payment, handlerResponse(200, '{"late":1}'));
     expect(Buffer.from(answerOf(await duplicate).body).toString()).toBe(Buffer.from(sent.body).toString());
     expect(h.facilitator.calls.settle).toBe(1);

@@ -40,6 +40,18 @@ describe('a ledger write after the facilitator answered', () => {
     });
   });
 
+  it('reports no transfer when the settled write failed', async () => {
+    const h = createGateHarness();
+    const update = h.store.update.bind(h.store);
+    h.store.update = async (id, expected, patch) => {
+      if (patch.state === 'settled') throw new Error('write failed');
+      return update(id, expected, patch);
+    };
+    expect((await h.run(h.pay(h.payment()))).response?.status).toBe(200);
+    expect(h.logger.messages('error')).toEqual(['ledger update failed']);
+    expect(h.recorder.of('onTransfer')).toEqual([]);
+  });
+
   it('fails quietly without a logger too', async () => {
     const h = createGateHarness({ gate: { logger: undefined } });
     const update = h.store.update.bind(h.store);

@@ -107,6 +107,12 @@ export interface GateParts {
   logger: RecordingLogger;
   recorder: HookRecorder;
   options: PaymentGateOptions;
+  /**
+   * Resolves once the scheme has checked `n` payments in all and the event loop has turned, so a
+   * request started after the n-th check has gone as far as it can without a timer (waiting for
+   * a payment in flight, say).
+   */
+  checked(n: number): Promise<void>;
 }
 
 export function gateParts(options: HarnessOptions = {}): GateParts {
@@ -121,7 +127,20 @@ export function gateParts(options: HarnessOptions = {}): GateParts {
   const store = createMemoryLedgerStore({ purgeIntervalMs: 0, now: () => clock.now });
   const logger = recordingLogger();
   const recorder = recordingHooks();
+  let checks = 0;
+  const waiting: Array<{ n: number; resolve: () => void }> = [];
+  const preVerify = scheme.preVerify;
+  scheme.preVerify = (...args) => {
+    checks += 1;
+    for (const waiter of waiting.filter((w) => w.n <= checks)) waiter.resolve();
+    return preVerify(...args);
+  };
+  const checked = async (n: number) => {
+    if (checks < n) await new Promise<void>((resolve) => waiting.push({ n, resolve }));
+    await new Promise((resolve) => setImmediate(resolve));
+  };
   return {
+    checked,
     facilitator,
     scheme,
     store,
