@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { compileRoutes, type RouteMatch } from '../routes/compile-routes';
 import type { RoutesConfig } from '../routes/types';
+import { createGateHarness } from '../test-support/gate-harness';
 import { createSimpleScheme, TEST_PAY_TO } from '../test-support/simple-scheme';
 import { admissionRefusal, matchRequest, paymentHeaderOf, requestIdOf, runPrecondition } from './admit';
 import type { GateResponse, RequestView } from './types';
@@ -121,6 +122,8 @@ describe('admissionRefusal', () => {
     ['another host where the rule does not check the origin', 'https://other.example.com/anyhost'],
     ['an origin-form target (no scheme and host to check)', '/canonical'],
     ['the default port written out', 'https://api.example.com:443/canonical'],
+    // The path of baseUrl is the public URL's: the proxy in front strips it, the route matched without it.
+    ['the route path of a rule whose baseUrl has a path', `${BASE}/prefixed`],
   ])('admits %s', (_what, target) => {
     const request: RequestView = { ...view(target), url: target.startsWith('/') ? target : view(target).url };
     expect(admissionRefusal(request, matched(request), 'r')).toBeUndefined();
@@ -129,11 +132,16 @@ describe('admissionRefusal', () => {
   it.each([
     ['a path other than the canonical one', `${BASE}/CANONICAL`],
     ['a host that does not parse', 'https://exa mple.com/canonical'],
-    // The canonical URL is baseUrl + path: with a path in baseUrl, the bare path is not it.
-    ['the bare path of a rule whose baseUrl has a path', `${BASE}/prefixed`],
   ])('refuses %s as non-canonical', (_what, target) => {
     const request = view(target);
     expect(json(admissionRefusal(request, matched(request), 'r')!).error.code).toBe('non_canonical_request');
+  });
+
+  it('names the public canonical URL, path of baseUrl included, when it refuses', () => {
+    const request = view(`${BASE}/prefixed?x=1`);
+    expect(json(admissionRefusal(request, matched(request), 'r')!).error.message).toBe(
+      `only the canonical URL ${BASE}/api/prefixed is accepted, without a query string`,
+    );
   });
 
   it('tells a paused route when to come back', () => {
@@ -189,5 +197,21 @@ describe('runPrecondition', () => {
       expect.objectContaining({ requestId: 'r-3' }),
       'route precondition failed',
     );
+  });
+});
+
+describe('a canonical route of a gate whose baseUrl has a path', () => {
+  // Built per test (mutants are switched on after import).
+  it('challenges a request at the route path, for the public resource URL, and refuses another host', async () => {
+    const h = createGateHarness({
+      routes: { 'GET /x': { accepts, canonical: true } },
+      gate: { baseUrl: 'https://api.example.com/v1' },
+    });
+    const outcome = await h.gate.handle(h.view('https://api.example.com/x'));
+    if (outcome.kind !== 'respond') throw new Error('expected an answer');
+    expect(outcome.response.status).toBe(402);
+    expect(json(outcome.response)).toMatchObject({ resource: { url: 'https://api.example.com/v1/x' } });
+    const other = await h.gate.handle(h.view('https://other.example.com/x'));
+    expect(other.kind === 'respond' && json(other.response).error.code).toBe('non_canonical_request');
   });
 });

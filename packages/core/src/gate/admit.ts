@@ -74,8 +74,9 @@ export function admissionRefusal(
 function isCanonical(match: RouteMatch, route: CompiledRoute): boolean {
   const rule = route.canonical!;
   const base = new URL(rule.baseUrl);
-  const prefix = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
-  if (match.target.rawPath !== `${prefix}${route.path}`) return false;
+  // The path as the application sees it, the one the route matched: a path in baseUrl belongs to
+  // the public URL (the proxy in front strips it), so no request target the route matched has it.
+  if (match.target.rawPath !== route.path) return false;
   if (match.target.query !== undefined && !rule.allowQuery) return false;
   // Scheme and host as the adapter saw them (behind a proxy: the framework's trust-proxy view).
   if (rule.checkOrigin !== false && match.target.origin !== undefined) {
