@@ -149,6 +149,24 @@ describe('the handler failing after a settlement before it ran', () => {
     expect(receiptOf(response)).toEqual(outcome.payment.settlement);
     expect(h.logger.messages('error')).toEqual(['payment finish failed']);
   });
+
+  it('still hands over the receipt when freeing that entry fails and the logger throws on it', async () => {
+    const h = createGateHarness();
+    const outcome = await h.gate.handle(h.pay(h.payment('GET /first'), '/first'));
+    if (outcome.kind !== 'proceed') throw new Error('expected proceed');
+    h.store.update = async () => {
+      throw new Error('store down');
+    };
+    const logError = h.logger.error;
+    h.logger.error = (fields, message) => {
+      logError(fields, message);
+      if (message === 'ledger update failed') throw new Error('logger down');
+    };
+    const response = await outcome.settle({ status: 200, headers: null as never, body: Buffer.from('') });
+    expect(codeOf(response)).toBe('paid_response_unavailable');
+    expect(receiptOf(response)).toEqual(outcome.payment.settlement);
+    expect(h.logger.messages('error')).toEqual(['payment finish failed', 'ledger update failed']);
+  });
 });
 
 describe('the handler failing before any settlement', () => {
