@@ -1,4 +1,4 @@
-import type { LedgerStore } from '@tollbooth/core';
+import type { LedgerPatch, LedgerStore } from '@tollbooth/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { describeIdentifierBindings } from './ledger-store-binding-suite';
 import { ALL_BYTES, buildLedgerEntry, NOT_UTF8, newId, response } from './ledger-store-fixtures';
@@ -256,6 +256,21 @@ export function describeLedgerStore(
           },
         );
         expect(kept).toEqual({ ...updated, updatedAt: kept?.updatedAt });
+      });
+
+      it('never takes id, createdAt or updatedAt from a patch', async () => {
+        const store = await openStore();
+        const entry = buildLedgerEntry();
+        await store.claim(entry);
+        const other = newId('other');
+        const patch = { state: 'verified', id: other, createdAt: 1, updatedAt: 2 } as LedgerPatch;
+        const updated = await store.update(entry.id, { state: ['claimed'] }, patch);
+        expect(updated?.id).toBe(entry.id);
+        expect(updated?.createdAt).toBe(entry.createdAt);
+        expect(updated?.updatedAt).toBeGreaterThan(2);
+        expect(updated?.state).toBe('verified');
+        expect(await store.get(entry.id)).toEqual(updated);
+        expect(await store.get(other)).toBeUndefined();
       });
 
       it('changes nothing when no state is expected', async () => {
