@@ -141,7 +141,6 @@ const SEALED_FIELDS: ReadonlySet<string> = new Set(['payload', 'requirements']);
 
 /** The store's own copy of an entry given to it: payload and requirements sealed, the rest copied. */
 function ingest(entry: LedgerEntry): LedgerEntry {
-  if (Object.getPrototypeOf(entry) !== Object.prototype) return copy(entry);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(entry)) {
     const value = (entry as unknown as Record<string, unknown>)[key];
