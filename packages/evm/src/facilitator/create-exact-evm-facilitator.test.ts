@@ -640,6 +640,29 @@ describe('verifyExactEvmPayment on its own', () => {
     });
   });
 
+  it("asks the chain for the token's code once, then trusts that it stays deployed", async () => {
+    const codeOf: string[] = [];
+    const client = createPublicClient({
+      chain: devnet.chain,
+      transport: custom({
+        async request({ method, params }) {
+          if (method === 'eth_getCode') codeOf.push(String((params as unknown[])[0]).toLowerCase());
+          return rpc(method, params);
+        },
+      }),
+    });
+    const token = devnet.token.address.toLowerCase();
+    for (const account of [payer(0), payer(1), payer(0)]) {
+      const payment = await buildPayment(account, requirements);
+      expect(await verifyExactEvmPayment({ client, payload: payment, requirements })).toEqual({
+        isValid: true,
+        payer: account.address,
+      });
+    }
+    // Earlier tests of this file may already have seen the token deployed: once at most.
+    expect(codeOf.filter((address) => address === token).length).toBeLessThanOrEqual(1);
+  });
+
   it('verifies with a client that names no chain', async () => {
     const account = payer(0);
     const client = createPublicClient({ transport: http(devnet.rpcUrl) });
