@@ -337,6 +337,28 @@ describe('createMemoryLedgerStore', () => {
       expect((got!.payload as { bare: { a: number } }).bare).toStrictEqual({ a: 1 });
     });
 
+    it('keeps an own __proto__ key of a parsed payload as a key, never as the prototype', async () => {
+      store = createMemoryLedgerStore();
+      const text = '{"a":1,"__proto__":{"evil":true},"inner":{"__proto__":[2]}}';
+      const receipt = JSON.parse(text) as LedgerEntry['receipt'];
+      // Sealed (frozen, shared) and copied per caller: the payload and a field copied on each read.
+      for (const payload of [JSON.parse(text), { ...JSON.parse(text), bytes: new Uint8Array([1]) }]) {
+        const entry = buildEntry({ id: `proto-${Object.keys(payload).length}`, payload, receipt });
+        await store.claim(entry);
+        const got = (await store.get(entry.id))!;
+        for (const part of [got.payload, got.receipt] as Array<Record<string, unknown>>) {
+          expect(Object.getPrototypeOf(part)).toBe(Object.prototype);
+          expect(Object.keys(part).slice(0, 3)).toEqual(['a', '__proto__', 'inner']);
+          expect((part as { evil?: unknown }).evil).toBeUndefined();
+          expect(Object.getOwnPropertyDescriptor(part, '__proto__')?.value).toEqual({ evil: true });
+          const inner = part['inner'] as Record<string, unknown>;
+          expect(Object.getPrototypeOf(inner)).toBe(Object.prototype);
+          expect(Object.getOwnPropertyDescriptor(inner, '__proto__')?.value).toEqual([2]);
+        }
+        expect(JSON.stringify(got.payload)).toBe(JSON.stringify(payload));
+      }
+    });
+
     it('copies a payload holding bytes for each caller instead of sharing it', async () => {
       store = createMemoryLedgerStore();
       const entry = buildEntry({ payload: { nested: { bytes: new Uint8Array([1]) }, plain: { a: 1 } } });

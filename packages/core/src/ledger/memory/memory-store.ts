@@ -101,8 +101,20 @@ function copy<T>(value: T): T {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) put(out, key, copy((value as Record<string, unknown>)[key]));
   return out as T;
+}
+
+/**
+ * `out[key] = value`, except that an own `__proto__` key (which `JSON.parse` makes from a client's
+ * payload) stays an own property instead of setting the copy's prototype.
+ */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    out[key] = value;
+  }
 }
 
 /** Set by {@link frozenCopy} when it meets a part that cannot be frozen. */
@@ -118,7 +130,7 @@ function frozenCopy(value: unknown): unknown {
     return copy(value);
   }
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = frozenCopy((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) put(out, key, frozenCopy((value as Record<string, unknown>)[key]));
   return Object.freeze(out);
 }
 
@@ -144,7 +156,7 @@ function ingest(entry: LedgerEntry): LedgerEntry {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(entry)) {
     const value = (entry as unknown as Record<string, unknown>)[key];
-    out[key] = SEALED_FIELDS.has(key) ? seal(value) : copy(value);
+    put(out, key, SEALED_FIELDS.has(key) ? seal(value) : copy(value));
   }
   return out as unknown as LedgerEntry;
 }
