@@ -284,7 +284,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       const writable = next as unknown as Record<string, unknown>;
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined || key === 'id' || key === 'createdAt' || key === 'updatedAt') continue;
-        writable[key] = SEALED_FIELDS.has(key) ? seal(value) : copy(value);
+        put(writable, key, SEALED_FIELDS.has(key) ? seal(value) : copy(value));
       }
       next.updatedAt = now();
       unindex(current);
