@@ -1,8 +1,9 @@
 // @tollbooth/core: the x402 v2 protocol model and the framework-neutral payment gate.
-// The public API, by name. Two more entry points: `@tollbooth/core/node` (the Node HTTP helpers
-// the adapters are built from) and `@tollbooth/core/discovery` (the discovery documents); the
-// test doubles are on `@tollbooth/core/testing`. Everything else is internal. The README lists
-// each entry point's API. A name a module exports is public only once it is listed here.
+// The public API, by name. More entry points: `@tollbooth/core/node` (the Node HTTP helpers the
+// adapters are built from), `@tollbooth/core/discovery` (the discovery documents),
+// `@tollbooth/core/ledger` (what the ledger store packages are built from); the test doubles are
+// on `@tollbooth/core/testing`. Everything else is internal. The README lists each entry point's
+// API. A name a module exports is public only once it is listed here.
 
 // Errors.
 export {
@@ -19,6 +20,7 @@ export {
   TollboothConfigError,
   TollboothError,
   type TollboothErrorOptions,
+  walk,
 } from './errors/index';
 // Facilitator clients.
 export {
@@ -41,54 +43,61 @@ export {
 export {
   codeForReason,
   createPaymentGate,
-  EXPOSED_PAYMENT_HEADERS,
   findRequirement,
   type GateEvent,
   type GateFailure,
   type GateHooks,
   type GateLogger,
   type GateReadiness,
-  type GateResponse,
-  type HandlerResponse,
   type Outcome,
   PAYMENT_GATE_DEFAULTS,
   type PaidRequest,
   type PaymentGate,
   type PaymentGateOptions,
-  type RequestView,
+  type PaymentRequest,
+  type SignedInRequest,
   type TollboothGate,
   type TransferEvent,
 } from './gate/index';
-// The settlement ledger's stores: the interface, the in-memory store, and what a store is built from.
+// The adapter contract: what an adapter hands the gate and sends back, and the paid response's headers.
 export {
-  assertLedgerInvariant,
+  EXPOSED_PAYMENT_HEADERS,
+  type GateResponse,
+  type HandlerResponse,
+  type RequestView,
+  type StoredResponse,
+} from './http/index';
+// The settlement ledger's stores: the interface and the in-memory store. What a store package is
+// built from (row mapping, the invariant, query limits) is on `@tollbooth/core/ledger`.
+export type {
+  AccessGrant,
+  AccessQuery,
+  AccessStore,
+  AccessUse,
+} from './ledger/access-types';
+export {
+  createMemoryLedgerStore,
+  MEMORY_LEDGER_STORE_DEFAULTS,
+  type MemoryLedgerStoreOptions,
+} from './ledger/memory/index';
+export type { BalanceReservation, ReservationResult, ReservationStore } from './ledger/reservation-types';
+export {
+  type BindResult,
   type ClaimResult,
   FINAL_STATES,
-  fromLedgerRow,
   type IdentifierBinding,
   IN_FLIGHT_STATES,
   LEDGER_ERROR_STATUS,
-  LEDGER_JSON_COLUMNS,
-  type LedgerColumn,
-  type LedgerColumnValue,
   type LedgerEntry,
   type LedgerExpectation,
   type LedgerPatch,
   type LedgerQuery,
   type LedgerResolution,
-  type LedgerRow,
   type LedgerState,
   type LedgerStore,
-  type StoredResponse,
-  settlesWithStoredResponse,
-  toLedgerColumns,
-} from './ledger/index';
-export {
-  createMemoryLedgerStore,
-  LEDGER_QUERY_DEFAULT_LIMIT,
-  MEMORY_LEDGER_STORE_DEFAULTS,
-  type MemoryLedgerStoreOptions,
-} from './ledger/memory/index';
+  type NewIdentifierBinding,
+  type ReplacedBinding,
+} from './ledger/types';
 // The browser paywall.
 export {
   type BrowserPaywall,
@@ -154,6 +163,7 @@ export {
   type RoutesConfig,
   type RouteTable,
   type SettleOrder,
+  TOOL_METHOD,
 } from './routes/index';
 // The scheme interface (implemented by @tollbooth/evm).
 export type {
@@ -166,3 +176,21 @@ export type {
   ReconcileResult,
   SchemeServer,
 } from './scheme';
+// Sign-in-with-x: the proof, the policies, what a scheme implements (docs/sign-in-with-x.md).
+export {
+  type CompiledSignIn,
+  createNonceIssuer,
+  declareSignIn,
+  type NonceIssuer,
+  readSignInProof,
+  type SchemeSignIn,
+  SIGN_IN_DEFAULTS,
+  SIGN_IN_EXTENSION,
+  SIGN_IN_HEADER,
+  SIGN_IN_PROOF_JSON_SCHEMA,
+  type SignInOptions,
+  type SignInPolicy,
+  type SignInProof,
+  SignInProofSchema,
+  type SignInVerdict,
+} from './sign-in/index';

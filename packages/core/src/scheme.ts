@@ -1,4 +1,7 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from './protocol/schemas';
+import type { SchemeSignIn } from './sign-in/types';
+
+export type { SchemeSignIn };
 
 /** A price as a route declares it: `"$0.01"` / `0.01` (USD, the scheme picks the asset) or explicit. */
 export type Price = string | number | AssetAmount;
@@ -51,19 +54,31 @@ export type PreVerifyResult =
       known?: { identity: PaymentIdentity; payer: string; validBefore: number };
     };
 
-/** What the chain says about a payment whose settlement outcome was unknown. */
+/**
+ * What the chain says about a payment whose settlement outcome was unknown. `expired` means unused
+ * with the chain's own time past the authorization's end, deep enough that no block can still
+ * include its transfer; the server's clock never decides it (a transfer mined just before the end
+ * may be reported late).
+ */
 export type ReconcileResult =
   | { status: 'settled'; receipt: SettleResponse }
   | { status: 'unsettled' }
   | { status: 'expired' }
   | { status: 'unknown'; message: string };
 
+/** Whether a chain reader's answer shows the payment's transfer on chain (with its receipt). */
+export function showsTransfer(
+  answer: ReconcileResult,
+): answer is Extract<ReconcileResult, { status: 'settled' }> {
+  return answer.status === 'settled';
+}
+
 export interface ReconcileInput {
   payload: PaymentPayload;
   requirements: PaymentRequirements;
   /** Transaction hash already known for this settlement (from `settlement_pending`), if any. */
   transaction?: string;
-  /** Unix seconds, for checking expiry. */
+  /** Unix seconds on the server's clock (expiry is judged by the chain's time, not by this). */
   now: number;
 }
 
@@ -110,6 +125,18 @@ export interface SchemeServer {
    * without it, a scheme with `reconcile` counts as having a reader for every network it supports.
    */
   hasChainReader?(network: string): boolean;
+  /**
+   * Sign-in on this scheme's networks (docs/sign-in-with-x.md): checks a `SIGN-IN-WITH-X` proof's
+   * signature. Optional: a route's sign-in is offered only on networks whose scheme has it.
+   */
+  signIn?: SchemeSignIn;
+  /**
+   * The balance of `owner` in `asset` on `network` as the chain reader reads it now (atomic units):
+   * what a `reserveBalance` route holds verified payments against
+   * (docs/ledger.md#one-balance-one-side-effect). Throws when the chain cannot be asked. Optional:
+   * without it (no chain reader), such a route cannot reserve.
+   */
+  balanceOf?(input: { network: string; asset: string; owner: string }): Promise<bigint>;
 }
 
 /** What a scheme's chain reader says about its network. */

@@ -123,7 +123,7 @@ describe('tollbooth() on Express 5', () => {
   });
 
   it.each([
-    ['malformed', () => 'bm90IGpzb24=', 'payment_header_invalid_json'],
+    ['not JSON', () => 'bm90IGpzb24=', 'payment_header_invalid_json'],
     ['oversized', () => 'A'.repeat(9_000), 'payment_header_too_large'],
     [
       'URL-safe base64',
@@ -133,6 +133,15 @@ describe('tollbooth() on Express 5', () => {
           .replaceAll('/', '_') + '_',
       'payment_header_invalid_base64',
     ],
+  ])('answers a %s payment header with 400, the Error body and the challenge', async (_name, make, code) => {
+    const res = await agent().get('/api/v1/fees/now').set('PAYMENT-SIGNATURE', make());
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(code);
+    expect(decodeHeaderJson(String(res.headers['payment-required']))).toMatchObject({ error: code });
+    expect(runs).toBe(0);
+  });
+
+  it.each([
     [
       'wrong-amount',
       () => header(buildPayment(requirement(), { accepted: { amount: '999' } })),

@@ -6,7 +6,13 @@ import {
   type PaymentGateOptions,
   type TollboothGate,
 } from '@tollbooth/core';
-import { captureResponse, toOriginForm, toRequestView, writeGateResponse } from '@tollbooth/core/node';
+import {
+  asteriskFormRefusal,
+  captureResponse,
+  toOriginForm,
+  toRequestView,
+  writeGateResponse,
+} from '@tollbooth/core/node';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 declare global {
@@ -72,6 +78,9 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
   };
   // Free routes and preflights pass synchronously: no promise, no request view.
   const middleware: RequestHandler = (req, res, next) => {
+    // `GET *` is no request for any route: refused here, alike on every adapter.
+    const refusal = asteriskFormRefusal(req);
+    if (refusal) return writeGateResponse(res, refusal);
     // An absolute-form target reaches routing, the gate and handlers as origin-form (RFC 9112).
     if (toOriginForm(req)) req.originalUrl = req.url;
     if (!gate.isPaid(req.method, req.originalUrl)) return next();

@@ -15,6 +15,7 @@ import {
 import {
   applyGateHeaders,
   asBuffer,
+  asteriskFormRefusal,
   headerNamesOf,
   sendableBody,
   toBodyBytes,
@@ -135,6 +136,14 @@ const plugin = async (fastify: FastifyInstance, options: TollboothPluginOptions)
 
   // Callback-style hooks: free routes and unpaid responses pass without creating a promise.
   fastify.addHook('onRequest', (request, reply, done) => {
+    // `GET *` is no request for any route (Fastify would serve it as `/`): refused, alike on every adapter.
+    const refusal = asteriskFormRefusal(request.raw);
+    if (refusal) {
+      const body = asBuffer(refusal.body);
+      (request as Tracked)[GATE_BODY] = body;
+      send(reply, refusal).send(body);
+      return;
+    }
     // Fastify routed an absolute-form target by its path already; handlers see origin-form too.
     toOriginForm(request.raw);
     const gate = current();

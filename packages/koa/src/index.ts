@@ -10,6 +10,7 @@ import {
 import {
   applyGateHeaders,
   asBuffer,
+  asteriskFormRefusal,
   headerNamesOf,
   sendableBody,
   toBodyBytes,
@@ -100,6 +101,12 @@ export function tollbooth(options: TollboothOptions): TollboothMiddleware {
   };
   // Free routes and preflights go straight to the next middleware, without an async frame.
   const middleware: Middleware = (ctx, next) => {
+    // `GET *` is no request for any route (Koa would hand `*` to the router): refused, alike on every adapter.
+    const refusal = asteriskFormRefusal(ctx.req);
+    if (refusal) {
+      send(ctx, refusal);
+      return Promise.resolve();
+    }
     // An absolute-form target reaches routing, the gate and handlers as origin-form (RFC 9112).
     if (toOriginForm(ctx.req)) {
       ctx.originalUrl = ctx.req.url!;

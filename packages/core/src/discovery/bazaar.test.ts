@@ -111,7 +111,7 @@ describe('toHeaderBazaarExtension', () => {
     }),
   );
 
-  it('keeps the input and its schema whole and reduces the output to its type', () => {
+  it('keeps the input and its schema and reduces the output to its type', () => {
     const header = toHeaderBazaarExtension(full);
     expect(header.info).toEqual({ input: full.info.input, output: { type: 'json' } });
     const properties = header.schema.properties as Record<string, unknown>;
@@ -123,6 +123,34 @@ describe('toHeaderBazaarExtension', () => {
     });
     expect(header.routeTemplate).toBe('/tx/:txid');
     expect(JSON.stringify(header).length).toBeLessThan(JSON.stringify(full).length);
+  });
+
+  it('leaves out the pattern of a string that names its format, in the header form only', () => {
+    const dated = createBazaarExtension(
+      route('GET /history', {
+        discovery: {
+          input: {
+            queryParams: z.object({
+              since: z.iso.datetime().describe('From'),
+              cursor: z.string().regex(/^[a-z]+$/),
+            }),
+          },
+        },
+      }),
+    );
+    const params = (extension: typeof dated) =>
+      (
+        extension.schema.properties as Record<
+          string,
+          { properties: Record<string, { properties: Record<string, Record<string, unknown>> }> }
+        >
+      )['input']!.properties['queryParams']!.properties;
+    expect(params(dated)['since']).toMatchObject({ format: 'date-time', pattern: expect.any(String) });
+    const header = params(toHeaderBazaarExtension(dated));
+    expect(header['since']).toEqual({ type: 'string', format: 'date-time', description: 'From' });
+    // A pattern without a format is the only statement of its rule: kept.
+    expect(header['cursor']).toEqual(params(dated)['cursor']);
+    expect(validateDiscoveryExtension(toHeaderBazaarExtension(dated) as never)).toEqual({ valid: true });
   });
 
   it('stays valid against its own schema, as the official validator checks what clients echo', () => {

@@ -186,11 +186,14 @@ export function createBazaarExtension(
 }
 
 /**
- * The header form of a bazaar extension: `info.input` and its schema whole, the output reduced to
- * `{ type }` (no example, no body schema). A 200 body schema easily weighs kilobytes and a
- * response head must stay under the 4–8 KB that proxies accept; clients echo what the header
- * carries, and this form still validates against its own schema, so a facilitator catalogues the
- * resource from it. The whole extension stays in the 402 body, the catalog and OpenAPI.
+ * The header form of a bazaar extension: `info.input` whole and its schema without the `pattern`
+ * of a string that names its `format` (zod spells `date-time` as a regular expression of hundreds
+ * of characters; the format says the same), the output reduced to `{ type }` (no example, no body
+ * schema). A 200 body schema easily weighs kilobytes and a response head must stay under the
+ * 4–8 KB that proxies accept; clients echo what the header carries in their payment, which must
+ * stay under 4 KB too (docs/production.md#the-size-of-a-payment), and this form still validates
+ * against its own schema, so a facilitator catalogues the resource from it. The whole extension
+ * stays in the 402 body, the catalog and OpenAPI.
  *
  * @example
  * const bazaar = createBazaarExtension(route);
@@ -204,12 +207,28 @@ export function toHeaderBazaarExtension(extension: BazaarExtension): BazaarExten
       ...extension.schema,
       properties: {
         ...properties,
+        ...(properties['input'] === undefined
+          ? {}
+          : { input: withoutFormatPatterns(properties['input']) as JsonSchema }),
         output: { type: 'object', properties: { type: { type: 'string' } }, required: ['type'] },
       },
     },
   };
   if (extension.routeTemplate !== undefined) compact.routeTemplate = extension.routeTemplate;
   return compact;
+}
+
+/** A copy of a JSON schema without the `pattern` of any node that also names a `format`. */
+function withoutFormatPatterns(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutFormatPatterns);
+  if (value === null || typeof value !== 'object') return value;
+  const node = value as Record<string, unknown>;
+  const formatted = typeof node['format'] === 'string';
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(node)) {
+    if (key !== 'pattern' || !formatted) out[key] = withoutFormatPatterns(member);
+  }
+  return out;
 }
 
 const ROUTE_KEY = /^(?:([A-Za-z]+|\*)\s+)?(\/\S*)$/;
@@ -234,6 +253,8 @@ export function addBazaarExtensions(routes: RoutesConfig): RoutesConfig {
       !config ||
       typeof config !== 'object' ||
       parsed[2]!.includes('*') ||
+      // A tool route's bazaar entry describes a tool call, not a request (`@tollbooth/mcp`).
+      parsed[1]?.toUpperCase() === 'TOOL' ||
       config.extensions?.bazaar
     ) {
       out[key] = config;

@@ -102,15 +102,11 @@ export interface CatalogQuery {
  * A listing query that cannot be answered: the responder turns it into a 400 with an Error body
  * (`code` `invalid_pagination` or `invalid_query`, never retryable).
  */
-export class CatalogQueryError extends Error {
-  override readonly name = 'CatalogQueryError';
-  readonly status = 400;
-  readonly retryable = false;
-  constructor(
-    readonly code: 'invalid_pagination' | 'invalid_query',
-    message: string,
-  ) {
-    super(message);
+export class CatalogQueryError extends TollboothError {
+  override readonly name: string = 'CatalogQueryError';
+  declare readonly code: 'invalid_pagination' | 'invalid_query';
+  constructor(code: 'invalid_pagination' | 'invalid_query', message: string) {
+    super(code, message);
   }
 }
 

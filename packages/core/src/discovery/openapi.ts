@@ -7,6 +7,7 @@ import { type JsonSchema, objectMembers, toJsonSchema } from './json-schema';
 import { memoByTable } from './memo';
 import {
   availabilityOf,
+  currentTable,
   type DiscoverableTable,
   type RouteFacts,
   routeFacts,
@@ -251,6 +252,7 @@ export function buildOpenApiDocument(
   table: DiscoverableTable,
   options: OpenApiOptions & { baseUrl: string },
 ): OpenApiDocument {
+  table = currentTable(table);
   const factsOptions = { baseUrl: options.baseUrl, usdAssets: options.usdAssets };
   const paths: Record<string, Record<string, unknown>> = {};
   const problems: string[] = [];

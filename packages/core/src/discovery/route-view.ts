@@ -37,9 +37,24 @@ export interface DiscoverableTable {
  */
 export type TableSource = DiscoverableTable | (() => DiscoverableTable);
 
-/** Reads the current table of a source. */
+/** The tables of sources that hold tool routes, without them (one view per table, so caches hold). */
+const withoutTools = new WeakMap<DiscoverableTable, DiscoverableTable>();
+
+/**
+ * Reads the current table of a source, as discovery documents it: HTTP routes only. A paid MCP
+ * tool's route (`TOOL /<name>`) is listed by its MCP server's `tools/list`, not by these documents.
+ */
 export function currentTable(source: TableSource): DiscoverableTable {
-  return typeof source === 'function' ? source() : source;
+  const table = typeof source === 'function' ? source() : source;
+  if (!Array.isArray(table?.routes) || !table.routes.some((route) => route.method === 'TOOL')) return table;
+  let view = withoutTools.get(table);
+  if (!view) {
+    view = Object.create(table, {
+      routes: { value: table.routes.filter((route) => route.method !== 'TOOL'), enumerable: true },
+    }) as DiscoverableTable;
+    withoutTools.set(table, view);
+  }
+  return view;
 }
 
 /**

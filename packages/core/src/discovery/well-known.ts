@@ -4,6 +4,7 @@ import { memoByTable } from './memo';
 import { type DiscoveryPaths, resolvePaths } from './paths';
 import {
   availabilityOf,
+  currentTable,
   type DiscoverableRoute,
   type DiscoverableTable,
   isListed,
@@ -127,6 +128,7 @@ export function buildWellKnownDocument(
   table: DiscoverableTable,
   options: WellKnownOptions & { baseUrl: string },
 ): WellKnownDocument {
+  table = currentTable(table);
   const paths = resolvePaths(options.paths);
   const { baseUrl } = options;
   const factsOptions = { baseUrl, usdAssets: options.usdAssets };

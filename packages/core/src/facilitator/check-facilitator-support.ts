@@ -1,6 +1,6 @@
 import { TollboothConfigError } from '../errors/config-error';
 import type { SupportedResponse } from '../protocol/schemas';
-import type { RouteTable } from '../routes/compile-routes';
+import type { RouteTable } from '../routes/types';
 import type { FacilitatorCallOptions, FacilitatorClient } from './types';
 
 /** A payment kind a server challenges for: the facilitator must verify and settle it. */

@@ -14,16 +14,23 @@ export class FacilitatorError extends TollboothError {
   readonly operation: FacilitatorOperation;
   /** HTTP status, when the facilitator answered. */
   readonly httpStatus?: number;
+  /**
+   * The request provably never reached the facilitator (the connection was refused, its host did
+   * not resolve, the request was never made): nothing it could do happened. A timeout, a reset or
+   * a lost answer is never `unreached`.
+   */
+  readonly unreached: boolean;
 
   constructor(
     kind: FacilitatorErrorKind,
     operation: FacilitatorOperation,
     message: string,
-    options: { cause?: unknown; httpStatus?: number } = {},
+    options: { cause?: unknown; httpStatus?: number; unreached?: boolean } = {},
   ) {
     super('facilitator_error', `${operation}: ${message}`, { cause: options.cause });
     this.kind = kind;
     this.operation = operation;
+    this.unreached = options.unreached === true;
     if (options.httpStatus !== undefined) this.httpStatus = options.httpStatus;
   }
 }

@@ -174,3 +174,30 @@ describe('createHttpFacilitatorClient', () => {
     expect(() => createHttpFacilitatorClient({ url: 'nope', timeoutMs: -1 })).toThrow(TollboothError);
   });
 });
+
+describe('a facilitator the request never reached', () => {
+  it('marks a refused connection unreached, and a timeout not', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refused = createHttpFacilitatorClient({ url: `http://127.0.0.1:${port}` });
+    const error = await refused.settle(payload, requirements).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FacilitatorError);
+    expect(error).toMatchObject({ kind: 'network', operation: 'settle', unreached: true });
+
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const slow = createHttpFacilitatorClient({
+        url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        settleTimeoutMs: 50,
+      });
+      const lost = await slow.settle(payload, requirements).catch((e: unknown) => e);
+      expect(lost).toMatchObject({ kind: 'timeout', unreached: false });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});

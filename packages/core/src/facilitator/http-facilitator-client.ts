@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { checkHttpUrl } from '../config/check-url';
 import { throwConfigProblems } from '../errors/config-error';
+import { walk } from '../errors/walk';
 import { SettleResponse, SupportedResponse, VerifyResponse } from '../protocol/schemas';
 import { FacilitatorError } from './facilitator-error';
 import type { FacilitatorCallOptions, FacilitatorClient, FacilitatorOperation } from './types';
@@ -77,7 +78,10 @@ export function createHttpFacilitatorClient(options: HttpFacilitatorClientOption
       try {
         Object.assign(headers, await options.createAuthHeaders(operation));
       } catch (cause) {
-        throw new FacilitatorError('network', operation, 'auth header hook failed', { cause });
+        throw new FacilitatorError('network', operation, 'auth header hook failed', {
+          cause,
+          unreached: true,
+        });
       }
     }
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -99,9 +103,7 @@ export function createHttpFacilitatorClient(options: HttpFacilitatorClientOption
         'network',
         operation,
         cause instanceof Error ? cause.message : 'request failed',
-        {
-          cause,
-        },
+        { cause, unreached: neverSent(cause) },
       );
     }
     const status = response.status;
@@ -194,4 +196,22 @@ export function createHttpFacilitatorClient(options: HttpFacilitatorClientOption
       return supportedInFlight;
     },
   };
+}
+
+/** Connection errors raised before a byte of the request left: refused, or no address for the host. */
+const UNSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether a failed `fetch` provably never sent its request: undici's `fetch failed` carries the
+ * connection's error as its cause (`ECONNREFUSED`, `ENOTFOUND`, `EAI_AGAIN`), or refused to make
+ * the request at all (`bad port`, a port fetch never connects to). A timeout or a reset may come
+ * after the facilitator read the request: never unsent.
+ */
+function neverSent(cause: unknown): boolean {
+  return (
+    walk(cause, (error) => {
+      const code = (error as { code?: unknown }).code;
+      return (typeof code === 'string' && UNSENT_CODES.has(code)) || error.message === 'bad port';
+    }) !== undefined
+  );
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { compileRoutes, type RouteMatch } from '../routes/compile-routes';
-import type { RoutesConfig } from '../routes/types';
+import type { GateResponse, RequestView } from '../http/types';
+import { compileRoutes } from '../routes/compile-routes';
+import type { RouteMatch, RoutesConfig } from '../routes/types';
 import { createGateHarness } from '../test-support/gate-harness';
 import { createSimpleScheme, TEST_PAY_TO } from '../test-support/simple-scheme';
 import { admissionRefusal, matchRequest, paymentHeaderOf, requestIdOf, runPrecondition } from './admit';
-import type { GateResponse, RequestView } from './types';
 
 const BASE = 'https://api.example.com';
 const accepts = { network: 'eip155:8453', payTo: TEST_PAY_TO, price: '$0.001' };

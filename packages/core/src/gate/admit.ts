@@ -1,8 +1,10 @@
+// Gate step 1 of 8: admit — the paid route of a request, the refusals before its payment, the route's precondition (first; before read-payment, or sign-in-step for a sign-in proof).
 import { randomUUID } from 'node:crypto';
-import type { CompiledRoute, RouteMatch, RouteTable } from '../routes/compile-routes';
+import type { GateResponse, RequestView } from '../http/types';
+import type { CompiledRoute, RouteMatch, RouteTable } from '../routes/types';
 import { errorResponse } from './responses';
 import type { GateRuntime } from './runtime';
-import type { GateResponse, Outcome, RequestView } from './types';
+import type { Outcome } from './types';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,6 +1,7 @@
+import { isAnswered } from '../ledger/lifecycle';
 import type { SettlementLedger } from '../ledger/settlement-ledger';
 import type { LedgerEntry } from '../ledger/types';
-import type { RouteMatch } from '../routes/compile-routes';
+import type { RouteMatch } from '../routes/types';
 import type { PaymentIdentity } from '../scheme';
 import type { Outcome } from './types';
 
@@ -68,7 +69,7 @@ export class AuthenticatedHeaders {
       return { kind: 'replay', response: kept.entry.response!, entry: kept.entry };
     }
     const entry = await this.ledger.get(known.identity).catch(() => undefined);
-    if (entry?.state !== 'settled' || !entry.response) return undefined;
+    if (!entry || !isAnswered(entry)) return undefined;
     const until = this.ledger.replayUntil(entry);
     if (entry.resource !== match.resourceUrl || this.now() >= until) return undefined;
     if (entry.response.body.byteLength <= KEPT_REPLAY_MAX_BYTES) {

@@ -39,7 +39,7 @@ describe('single flight inside one process', () => {
     const first = proceeding(await h.gate.handle(h.pay(payment)));
     const duplicate = h.gate.handle(h.pay(payment));
     await h.checked(2); // the duplicate waits now
-    const sent = await h.gate.finish(first.payment, handlerResponse(200, '{"a":1}'));
+    const sent = await first.settle(handlerResponse(200, '{"a":1}'));
     const answer = await duplicate;
     expect(answer.kind).toBe('replay');
     expect(Buffer.from(answered(answer).body).equals(Buffer.from(sent.body))).toBe(true);
@@ -53,9 +53,9 @@ describe('single flight inside one process', () => {
     const first = proceeding(await h.gate.handle(h.pay(payment)));
     const duplicate = h.gate.handle(h.pay(payment));
     await h.checked(2); // the duplicate waits now
-    expect((await h.gate.finish(first.payment, handlerResponse(500))).status).toBe(500);
+    expect((await first.settle(handlerResponse(500))).status).toBe(500);
     const second = proceeding(await duplicate);
-    const paid = await h.gate.finish(second.payment, handlerResponse(200));
+    const paid = await second.settle(handlerResponse(200));
     expect(receiptOf(paid)).toMatchObject({ success: true, transaction: TEST_TX });
     expect(h.facilitator.calls).toEqual({ verify: 2, settle: 1 });
   });
@@ -63,13 +63,12 @@ describe('single flight inside one process', () => {
   it('answers a duplicate the stored refusal once the settlement in flight was refused', async () => {
     const h = createGateHarness({ gate: { inFlightWaitMs: 0 } });
     h.facilitator.settleScript = 'failure';
+    h.scheme.reconcileAnswer = { status: 'unsettled' };
     const payment = h.payment();
     const first = proceeding(await h.gate.handle(h.pay(payment)));
     const duplicate = h.gate.handle(h.pay(payment));
     await h.checked(2); // the duplicate waits now
-    expect(codeOf(await h.gate.finish(first.payment, handlerResponse(200)))).toBe(
-      'payment_insufficient_funds',
-    );
+    expect(codeOf(await first.settle(handlerResponse(200)))).toBe('payment_insufficient_funds');
     const answer = answered(await duplicate);
     expect(answer.status).toBe(402);
     expect(codeOf(answer)).toBe('payment_insufficient_funds');
@@ -83,7 +82,7 @@ describe('single flight inside one process', () => {
     const retry = proceeding(await h.gate.handle(h.pay(payment, '/first')));
     const duplicate = h.gate.handle(h.pay(payment, '/first'));
     await h.checked(3); // the duplicate waits now
-    const sent = await h.gate.finish(retry.payment, handlerResponse(200, '{"b":2}'));
+    const sent = await retry.settle(handlerResponse(200, '{"b":2}'));
     const answer = await duplicate;
     expect(answer.kind).toBe('replay');
     expect(Buffer.from(answered(answer).body).toString()).toBe(Buffer.from(sent.body).toString());
@@ -243,6 +242,7 @@ describe('a route that settles before its handler', () => {
   it('runs no handler when the settlement is refused, and frees the flight for the retry', async () => {
     const h = createGateHarness();
     h.facilitator.settleScript = 'failure';
+    h.scheme.reconcileAnswer = { status: 'unsettled' };
     const payment = h.payment('GET /first');
     const response = answered(await h.gate.handle(h.pay(payment, '/first')));
     expect(response.status).toBe(402);

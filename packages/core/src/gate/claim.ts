@@ -1,3 +1,5 @@
+// Gate step 4 of 8: claim — claim the payment in the ledger and verify it (after read-payment or identified, before reserve-balance; existing-entry when it is in the ledger already).
+import { claim, isAnswered, isRejected, markVerified } from '../ledger/lifecycle';
 import type { ClaimResult, LedgerEntry } from '../ledger/types';
 import { fromExisting } from './existing-entry';
 import { codeForReason } from './match-requirements';
@@ -10,10 +12,11 @@ import {
   startFlight,
 } from './payment-context';
 import { proceed } from './proceed';
+import { reserveBalance } from './reserve-balance';
 import { errorResponse, respond } from './responses';
 import { type GateRuntime, reject } from './runtime';
 import { settleNow } from './settle-step';
-import type { Outcome, PaidRequest } from './types';
+import type { Outcome, PaymentRequest } from './types';
 
 /** `claimAndAnswer` claimed a payment but its identifier is bound to another payment now: look again. */
 export const IDENTIFIER_TAKEN = Symbol('identifier-taken');
@@ -26,7 +29,7 @@ export const IDENTIFIER_TAKEN = Symbol('identifier-taken');
 export async function claimAndAnswer(
   rt: GateRuntime,
   base: PaymentClaim,
-  paid: PaidRequest,
+  paid: PaymentRequest,
   identified?: IdentifiedRequest,
 ): Promise<Outcome | typeof IDENTIFIER_TAKEN> {
   const { match, requestId } = base;
@@ -40,7 +43,7 @@ export async function claimAndAnswer(
       // the ledger without queueing behind each other when the answer is final.
       await running;
       const entry = await ledger.get(id).catch(() => undefined);
-      if (entry && ((entry.state === 'settled' && entry.response) || entry.state === 'rejected')) {
+      if (entry && (isAnswered(entry) || isRejected(entry))) {
         const result = await fromExisting(rt, { ...base, endFlight: () => {} }, paid, entry);
         if (result !== RETRY) return result;
       }
@@ -61,14 +64,13 @@ export async function claimAndAnswer(
       validBefore: ctx.validBefore,
     });
     try {
-      claimed = await ledger.claim(fresh);
+      claimed = await claim(ledger, fresh);
     } catch (error) {
       ctx.endFlight();
       rt.logger?.error({ err: error, requestId }, 'ledger claim failed');
       return respond(errorResponse('ledger_unavailable', requestId));
     }
     if (claimed.acquired) {
-      ledger.leases.hold(ctx.entry, 'claimed');
       if (identified && !(await bindIdentifier(rt, ctx, identified, fresh))) return IDENTIFIER_TAKEN;
       try {
         return await verifyAndProceed(rt, ctx, paid);
@@ -104,9 +106,9 @@ async function bindIdentifier(
   identified: IdentifiedRequest,
   fresh: LedgerEntry,
 ): Promise<boolean> {
-  let bound: Awaited<ReturnType<GateRuntime['ledger']['bindIdentifier']>>;
+  let result: Awaited<ReturnType<GateRuntime['ledger']['bindIdentifier']>>;
   try {
-    bound = await rt.ledger.bindIdentifier(
+    result = await rt.ledger.bindIdentifier(
       {
         key: identified.key,
         fingerprint: identified.fingerprint,
@@ -120,14 +122,24 @@ async function bindIdentifier(
     await releaseQuietly(rt, ctx);
     throw error;
   }
-  if (bound.entry === fresh.id && bound.fingerprint === identified.fingerprint) return true;
+  if (result.bound) return true;
   await releaseQuietly(rt, ctx);
   return false;
 }
 
-/** Verifies a fresh claim with the facilitator; settles at once on a route that settles first. */
-async function verifyAndProceed(rt: GateRuntime, ctx: PaymentContext, paid: PaidRequest): Promise<Outcome> {
+/**
+ * Verifies a fresh claim with the facilitator; settles at once on a route that settles first —
+ * straight with `/settle`, which verifies as it settles, unless `verifyBeforeSettle` asks for
+ * `/verify` first.
+ */
+async function verifyAndProceed(
+  rt: GateRuntime,
+  ctx: PaymentContext,
+  paid: PaymentRequest,
+): Promise<Outcome> {
   const { match, requestId } = ctx;
+  const settlesFirst = ctx.route.settle === 'before-handler';
+  if (settlesFirst && !rt.verifyBeforeSettle) return settleThenProceed(rt, ctx, paid, true);
   let verdict: Awaited<ReturnType<GateRuntime['facilitator']['verify']>>;
   try {
     verdict = await rt.facilitator.verify(ctx.wirePayload, ctx.wireRequirement);
@@ -147,18 +159,33 @@ async function verifyAndProceed(rt: GateRuntime, ctx: PaymentContext, paid: Paid
       verdict.invalidMessage ?? reason,
     );
   }
-  const verified = await rt.ledger.transition(ctx.entry, ['claimed'], { state: 'verified' });
+  const verified = await markVerified(rt.ledger, ctx.entry);
   if (!verified) {
     ctx.endFlight();
     return respond(errorResponse('payment_in_progress', requestId));
   }
-  if (ctx.route.settle === 'before-handler') {
-    const settled = await settleNow(rt, ctx, undefined, ['verified']);
-    if (settled.kind !== 'settled') {
-      ctx.endFlight();
-      return respond(settled.response);
-    }
-    paid.settlement = settled.receipt;
+  // A handler that acts or costs runs only on a balance that covers every payment waiting on it.
+  const refused = await reserveBalance(rt, ctx, paid);
+  if (refused) {
+    await releaseQuietly(rt, ctx);
+    return refused;
   }
+  if (settlesFirst) return settleThenProceed(rt, ctx, paid, false);
+  return proceed(rt, ctx, paid);
+}
+
+/** A route that settles first: settles, then lets the handler run on the receipt. */
+async function settleThenProceed(
+  rt: GateRuntime,
+  ctx: PaymentContext,
+  paid: PaymentRequest,
+  unverified: boolean,
+): Promise<Outcome> {
+  const settled = await settleNow(rt, ctx, undefined, { unverified });
+  if (settled.kind !== 'paid') {
+    ctx.endFlight();
+    return respond(settled.response);
+  }
+  paid.settlement = settled.receipt;
   return proceed(rt, ctx, paid);
 }

@@ -8,8 +8,8 @@ import {
   checkPaywallOptions,
   createBrowserPaywall,
 } from '../paywall/create-browser-paywall';
-import { compileRoutes, type RouteTable } from '../routes/compile-routes';
-import type { RoutesConfig } from '../routes/types';
+import { compileRoutes } from '../routes/compile-routes';
+import type { RoutesConfig, RouteTable } from '../routes/types';
 import type { SchemeServer } from '../scheme';
 import { type GateLogger, PAYMENT_GATE_DEFAULTS, type PaymentGateOptions } from './options';
 import type { GateHooks } from './types';
@@ -29,6 +29,9 @@ export interface GateConfig {
   logger: GateLogger | undefined;
   now: () => number;
   otherMethods: 'method-not-allowed' | 'pass';
+  replay: 'stored-answer' | 'strict';
+  /** Ask `/verify` before `/settle` on a route that settles before its handler (`verifyBeforeSettle`). */
+  verifyBeforeSettle: boolean;
   paywall: BrowserPaywall | undefined;
 }
 
@@ -54,8 +57,23 @@ export function parseGateOptions(options: PaymentGateOptions): GateConfig {
     for (const reader of readers)
       problems.push(`requireChainReader: ${reader}, so uncertain settlements could not be resolved`);
   }
+  if (table && options.ledger && table.routes.some((route) => route.signIn)) {
+    const missing = ACCESS_METHODS.filter((name) => typeof options.ledger?.[name] !== 'function');
+    if (missing.length > 0)
+      problems.push(
+        `ledger: a sign-in route needs a store with access grants (missing ${missing.join(', ')})`,
+      );
+  }
+  const unreserved =
+    table && Array.isArray(options.schemes) ? reservationProblems(table, options, problems) : [];
   if (problems.length > 0 || !table) throw new TollboothConfigError('payment gate options', problems);
   const logger = options.logger;
+  for (const route of unreserved) {
+    logger?.warn(
+      { code: 'no_balance_reader' },
+      `${route}: reserveBalance asks for the payer's balance, and no chain reader reads it there — the route runs its handler unreserved (docs/ledger.md#one-balance-one-side-effect)`,
+    );
+  }
   for (const problem of readers) {
     logger?.warn(
       { code: 'no_chain_reader' },
@@ -73,9 +91,13 @@ export function parseGateOptions(options: PaymentGateOptions): GateConfig {
     logger,
     now: options.now ?? Date.now,
     otherMethods: options.otherMethods ?? 'method-not-allowed',
+    replay: options.replay ?? 'stored-answer',
+    verifyBeforeSettle: options.verifyBeforeSettle === true,
     paywall: options.paywall ? createBrowserPaywall(options.paywall) : undefined,
   };
 }
+
+const ACCESS_METHODS = ['grantAccess', 'useAccess', 'returnAccess', 'claimNonce'] as const;
 
 /** The gate's own option problems (the routes are checked by `compileRoutes`). */
 function checkGateOptions(options: PaymentGateOptions): string[] {
@@ -93,6 +115,10 @@ function checkGateOptions(options: PaymentGateOptions): string[] {
     problems.push('schemes needs at least one scheme server (e.g. createExactEvmScheme())');
   }
   if (options.routes === undefined || options.routes === null) problems.push('routes is required');
+  if (options.replay !== undefined && options.replay !== 'stored-answer' && options.replay !== 'strict')
+    problems.push(`replay must be 'stored-answer' or 'strict', not ${JSON.stringify(options.replay)}`);
+  if (options.verifyBeforeSettle !== undefined && typeof options.verifyBeforeSettle !== 'boolean')
+    problems.push('verifyBeforeSettle must be true or false');
   problems.push(...checkPaywallOptions(options.paywall));
   return problems;
 }
@@ -106,6 +132,14 @@ function compileGateRoutes(options: PaymentGateOptions, problems: string[]): Rou
     return compileRoutes(options.routes as RoutesConfig, {
       schemes: options.schemes,
       ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      ...(options.signIn === undefined
+        ? {}
+        : {
+            signIn:
+              typeof options.signIn === 'object' && options.signIn !== null
+                ? { ...options.signIn, now: options.signIn.now ?? options.now ?? Date.now }
+                : options.signIn,
+          }),
     });
   } catch (error) {
     if (!(error instanceof TollboothConfigError)) throw error;
@@ -130,10 +164,41 @@ function chainReaderProblems(table: RouteTable, schemes: readonly SchemeServer[]
   return [...problems];
 }
 
+/**
+ * Routes that reserve the payer's balance: a store without reservations is a problem; the routes
+ * (and networks) whose scheme cannot read a balance are returned, to be warned about.
+ */
+function reservationProblems(table: RouteTable, options: PaymentGateOptions, problems: string[]): string[] {
+  const routes = table.routes.filter((route) => route.config.reserveBalance === true);
+  const store = options.ledger;
+  if (
+    routes.length > 0 &&
+    store &&
+    (typeof store.reserveBalance !== 'function' || typeof store.releaseReservation !== 'function')
+  )
+    problems.push(
+      `ledger: ${routes[0]!.key} reserves the payer's balance (reserveBalance), and this store has no reserveBalance/releaseReservation`,
+    );
+  const unreserved = new Set<string>();
+  for (const route of routes) {
+    for (const requirement of route.requirements) {
+      const scheme = schemeFor(options.schemes, requirement);
+      if (scheme && !canReserve(scheme, requirement.network))
+        unreserved.add(`${route.key} on ${requirement.network}`);
+    }
+  }
+  return [...unreserved];
+}
+
 /** The scheme server that takes payments of a requirement's scheme on its network. */
 export function schemeFor(
   schemes: readonly SchemeServer[],
   requirement: { scheme: string; network: string },
 ): SchemeServer | undefined {
   return schemes.find((s) => s.scheme === requirement.scheme && s.supportsNetwork(requirement.network));
+}
+
+/** Whether a scheme can hold a payer's balance on a network: it reads balances, and has a chain reader there. */
+export function canReserve(scheme: SchemeServer, network: string): boolean {
+  return typeof scheme.balanceOf === 'function' && scheme.hasChainReader?.(network) !== false;
 }

@@ -63,7 +63,7 @@ async function send(payment: PaymentPayload) {
   });
   if (outcome.kind === 'pass') throw new Error('the paid route passed');
   if (outcome.kind !== 'proceed') return outcome.response;
-  return gate.finish(outcome.payment, {
+  return outcome.settle({
     status: 200,
     headers: { 'content-type': 'application/json' },
     body: Buffer.from('{"ok":true}'),

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TollboothError } from '../errors/tollbooth-error';
+import type { GateResponse, RequestView } from '../http/types';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
 import type { LedgerStore } from '../ledger/types';
 import { decodeHeaderJson, encodeHeader } from '../protocol/codec';
@@ -19,7 +20,7 @@ import {
   TEST_PAYER,
 } from '../test-support/simple-scheme';
 import { createPaymentGate, type TollboothGate } from './create-payment-gate';
-import type { GateResponse, Outcome, RequestView } from './types';
+import type { Outcome } from './types';
 
 const BASE = 'https://api.example.com';
 const network = 'eip155:8453';
@@ -90,7 +91,7 @@ async function run(
     return { outcome, response: outcome.response, handlerRuns: 0 };
   if (outcome.kind === 'pass') return { outcome, handlerRuns: 0 };
   const body = Buffer.from(JSON.stringify({ ok: true, at: Math.random() }));
-  const response = await gate.finish(outcome.payment, {
+  const response = await outcome.settle({
     status,
     headers: { 'content-type': 'application/json' },
     body,
@@ -203,6 +204,7 @@ describe('createPaymentGate', () => {
 
   it('answers 402 with a failed PAYMENT-RESPONSE when settlement is refused, and the stored reason on retry', async () => {
     facilitator.settleScript = 'failure';
+    scheme.reconcileAnswer = { status: 'unsettled' };
     const payment = buildPayment(requirementOf('GET /paid'));
     const { response } = await run(pay(payment));
     expect(response!.status).toBe(402);
@@ -228,7 +230,7 @@ describe('createPaymentGate', () => {
   it('releases the claim when the handler throws', async () => {
     const outcome = await gate.handle(pay(buildPayment(requirementOf('GET /paid'))));
     expect(outcome.kind).toBe('proceed');
-    if (outcome.kind === 'proceed') await gate.release(outcome.payment);
+    if (outcome.kind === 'proceed') await outcome.release();
     expect(await store.query({})).toHaveLength(0);
   });
 
@@ -247,7 +249,7 @@ describe('createPaymentGate', () => {
     });
     await run(pay(buildPayment(requirementOf('GET /paid'))), 503);
     const outcome = await gate.handle(pay(buildPayment(requirementOf('GET /paid'))));
-    if (outcome.kind === 'proceed') await gate.release(outcome.payment);
+    if (outcome.kind === 'proceed') await outcome.release();
     await run(pay(buildPayment(requirementOf('GET /paid'))), 200);
     expect(released.map((r) => r.status)).toEqual([503, undefined]);
     expect(released.every((r) => r.requestId.length > 0)).toBe(true);
@@ -325,7 +327,9 @@ describe('createPaymentGate', () => {
     const altered = `${header[0]}${header[1] === 'z' ? 'y' : 'z'}${header.slice(2)}`;
     const other = await run(view('/paid', { 'PAYMENT-SIGNATURE': altered }));
     expect(other.outcome.kind).toBe('respond');
-    expect(other.response!.status).toBe(402);
+    // The altered text is no longer the payment's base64: refused as malformed, never replayed.
+    expect(other.response!.status).toBe(400);
+    expect(json(other.response!).error.code).toBe('payment_header_invalid_json');
     expect(facilitator.calls.settle).toBe(1);
   });
 
@@ -431,7 +435,7 @@ describe('createPaymentGate', () => {
     });
     const waiting = other.handle(pay(payment));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
-    const sent = await gate.finish(outcome.payment, {
+    const sent = await outcome.settle({
       status: 200,
       headers: {},
       body: Buffer.from('{"a":1}'),
@@ -547,7 +551,7 @@ describe('createPaymentGate', () => {
     expect(facilitator.calls.settle).toBe(1);
     if (outcome.kind !== 'proceed') return;
     expect(outcome.payment.settlement?.success).toBe(true);
-    const response = await gate.finish(outcome.payment, {
+    const response = await outcome.settle({
       status: 200,
       headers: {},
       body: Buffer.from('{}'),

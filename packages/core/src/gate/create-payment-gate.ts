@@ -1,17 +1,20 @@
-import { EXPOSED_PAYMENT_HEADERS, SettlementLedger } from '../ledger/settlement-ledger';
+import type { RequestView } from '../http/types';
+import { SettlementLedger } from '../ledger/settlement-ledger';
+import { createLedgerReconciler } from '../reconciler/reconciler';
+import { SIGN_IN_HEADER } from '../sign-in/proof';
 import { type Admitted, admissionRefusal, matchRequest, paymentHeaderOf, runPrecondition } from './admit';
 import { AuthenticatedHeaders } from './authenticated-headers';
 import { claimAndAnswer } from './claim';
 import { parseGateOptions } from './config';
+import { grantAccessFor, grantDeps } from './grant-access';
 import { answerIdentified, identify } from './identified';
 import type { PaymentGateOptions, TollboothGate } from './options';
-import type { ProceedOutcome } from './proceed';
 import { type PaymentHeader, readPayment } from './read-payment';
 import { checkReadiness } from './readiness';
-import { createLedgerReconciler } from './reconciler';
-import { challengeResponse, codeOfBody, errorResponse, handlerAnswer, respond } from './responses';
+import { challengeResponse, codeOfBody, errorResponse, respond } from './responses';
 import { type GateRuntime, safeHook } from './runtime';
-import type { GateEvent, Outcome, PaidRequest, RequestView } from './types';
+import { signIn } from './sign-in-step';
+import type { GateEvent, Outcome } from './types';
 
 export {
   type GateLogger,
@@ -20,7 +23,6 @@ export {
   type PaymentGateOptions,
   type TollboothGate,
 } from './options';
-export { EXPOSED_PAYMENT_HEADERS };
 
 /**
  * Creates the framework-neutral payment gate (`packages/core/README.md`): availability, canonical
@@ -55,13 +57,21 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     now,
     logger,
     hooks: {
-      onTransfer: (event) => hooks.onTransfer?.(event),
+      onTransfer: (event) => {
+        // Settled by the reconciler: the access it bought is recorded too (no request waits on it).
+        void grantAccessFor(grantDeps(rt), {
+          id: event.id,
+          route: event.route,
+          network: event.network,
+          payer: event.payer,
+          transaction: event.transaction,
+        });
+        hooks.onTransfer?.(event);
+      },
       onResolved: (entry, resolution) => hooks.onResolved?.(entry, resolution),
     },
   });
   reconciler.start();
-  /** Compatibility for `finish`/`release`: the open `proceed` of each payment. */
-  const open = new WeakMap<PaidRequest, ProceedOutcome>();
 
   // 2. Admit: the paid route, its availability and canonical URL, its precondition, a payment header.
   async function handle(request: RequestView): Promise<Outcome> {
@@ -75,15 +85,15 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     const early = await runPrecondition(rt, request, match, requestId);
     if (early) return early.quiet ? respond(early.response) : reported(event, respond(early.response));
     const header = paymentHeaderOf(request);
+    const proof = match.route.signIn && !header ? request.header(SIGN_IN_HEADER) : undefined;
+    if (proof !== undefined) return reported(event, await signInSafely(admitted, proof));
     if (!header) {
       const challenge = challengeResponse(match, requestId, 'payment_required');
       const sent = respond(config.paywall ? config.paywall.respond(request, challenge) : challenge);
       if (hooks.onChallenge) safeHook(rt, () => hooks.onChallenge?.({ ...event }));
       return sent;
     }
-    const outcome = reported(event, await pay(request, admitted, header));
-    if (outcome.kind === 'proceed') open.set(outcome.payment, outcome);
-    return outcome;
+    return reported(event, await pay(request, admitted, header));
   }
 
   // 3. Read the payment, 4. claim it in the ledger (verify; settle first on such a route).
@@ -103,10 +113,25 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     }
   }
 
+  /** A sign-in (docs/sign-in-with-x.md); an unexpected failure answers 503, never 500. */
+  async function signInSafely(admitted: Admitted, proof: string): Promise<Outcome> {
+    try {
+      return await signIn(rt, admitted, proof);
+    } catch (error) {
+      logger?.error({ err: error, requestId: admitted.requestId }, 'sign-in failed');
+      return respond(
+        errorResponse('internal_error', admitted.requestId, 'the sign-in could not be processed'),
+      );
+    }
+  }
+
   /** Reports a matched request's outcome: `onVerified` for a payment let through, `onFailed` for a refusal. */
   function reported(event: GateEvent, outcome: Outcome): Outcome {
     if (outcome.kind === 'proceed') {
-      if (hooks.onVerified) safeHook(rt, () => hooks.onVerified?.({ ...event, payment: outcome.payment }));
+      const payment = outcome.payment;
+      if (payment.via === 'sign-in') {
+        if (hooks.onSignedIn) safeHook(rt, () => hooks.onSignedIn?.({ ...event, payment }));
+      } else if (hooks.onVerified) safeHook(rt, () => hooks.onVerified?.({ ...event, payment }));
     } else if (outcome.kind === 'respond' && outcome.response.status >= 400 && hooks.onFailed) {
       const { status, body } = outcome.response;
       safeHook(rt, () => hooks.onFailed?.({ ...event, status, code: codeOfBody(body) }));
@@ -114,20 +139,9 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     return outcome;
   }
 
-  // 5. Settle after the handler (or release): the `proceed` outcome's own; `finish`/`release` find it.
+  // 5. Settle after the handler (or release): the `proceed` outcome's own `settle` / `release`.
   return {
     handle,
-    async finish(payment, response) {
-      const proceeding = open.get(payment);
-      if (!proceeding) return handlerAnswer(response);
-      open.delete(payment);
-      return proceeding.settle(response);
-    },
-    async release(payment) {
-      const proceeding = open.get(payment);
-      open.delete(payment);
-      await proceeding?.release();
-    },
     isPaid(method, target) {
       const upper = method.toUpperCase();
       if (upper === 'OPTIONS') return false;

@@ -1,6 +1,7 @@
 // A payment whose identity is already in the ledger (existing-entry.ts, docs/ledger.md "What a
 // retry gets"): held by another instance, left by a dead one, settled, rejected, another resource.
 import { describe, expect, it } from 'vitest';
+import type { GateResponse } from '../http/types';
 import type { LedgerEntry } from '../ledger/types';
 import type { PaymentPayload } from '../protocol/schemas';
 import {
@@ -13,7 +14,7 @@ import {
 } from '../test-support/gate-harness';
 import { TEST_TX } from '../test-support/scripted-facilitator';
 import { TEST_PAYER } from '../test-support/simple-scheme';
-import type { GateResponse, Outcome } from './types';
+import type { Outcome } from './types';
 
 const stored: GateResponse = {
   status: 200,
@@ -58,7 +59,7 @@ describe('an entry another instance is working on', () => {
     const first = await other.handle(h.pay(payment));
     if (first.kind !== 'proceed') throw new Error('expected proceed');
     const waiting = h.gate.handle(h.pay(payment));
-    const sent = await other.finish(first.payment, handlerResponse(200, '{"other":1}'));
+    const sent = await first.settle(handlerResponse(200, '{"other":1}'));
     const answer = await waiting;
     expect(answer.kind).toBe('replay');
     expect(Buffer.from(answerOf(answer).body).toString()).toBe(Buffer.from(sent.body).toString());
@@ -72,7 +73,7 @@ describe('an entry another instance is working on', () => {
     const first = await other.handle(h.pay(payment));
     if (first.kind !== 'proceed') throw new Error('expected proceed');
     const waiting = h.gate.handle(h.pay(payment));
-    await other.finish(first.payment, handlerResponse(500));
+    await first.settle(handlerResponse(500));
     expect((await waiting).kind).toBe('proceed');
   });
 
@@ -174,11 +175,36 @@ describe('an entry whose owner stopped renewing its lease', () => {
   });
 });
 
+describe("the payload's resource (not covered by the signature)", () => {
+  it('is neither compared nor recorded: the payment binds to the route it was sent to, and another resource refuses it afterwards', async () => {
+    const h = createGateHarness();
+    // Signed for /first (same price), sent to /paid: an EIP-3009 signature covers the
+    // authorization only, so the resource a client wrote proves nothing either way.
+    const payment = h.payment('GET /paid', { resource: `${BASE}/first` });
+    const first = await h.run(h.pay(payment, '/paid'));
+    expect(first.response?.status).toBe(200);
+    expect(await h.onlyEntry()).toMatchObject({
+      state: 'settled',
+      resource: `${BASE}/paid`,
+      route: 'GET /paid',
+    });
+    // The ledger, not the payload, binds the payment: at the resource it names it is refused.
+    const elsewhere = answerOf(await h.gate.handle(h.pay(payment, '/first')));
+    expect(codeOf(elsewhere)).toBe('payment_already_used');
+    expect(h.facilitator.calls.settle).toBe(1);
+  });
+});
+
 describe('a settled entry', () => {
   it('refuses a payment made for another resource with payment_already_used', async () => {
     const h = createGateHarness();
     const payment = h.payment();
-    await h.seed(payment, { state: 'settled', receipt, response: stored, resource: `${BASE}/elsewhere` });
+    const entry = await h.seed(payment, {
+      state: 'settled',
+      receipt,
+      response: stored,
+      resource: `${BASE}/elsewhere`,
+    });
     const response = answerOf(await h.gate.handle(h.pay(payment)));
     expect(response.status).toBe(402);
     expect(codeOf(response)).toBe('payment_already_used');
@@ -186,6 +212,27 @@ describe('a settled entry', () => {
       'payment_already_used',
       'this payment was made for another resource',
     ]);
+    expect(h.logger.lines.filter((l) => l.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        fields: {
+          requestId: response.headers['x-request-id'],
+          id: entry.id,
+          state: 'settled',
+          resource: `${BASE}/paid`,
+          why: 'made for another resource',
+        },
+        message: 'a retry of a charged payment was refused (payment_already_used)',
+      },
+    ]);
+  });
+
+  it('does not log a refused payment made for another resource when nothing was charged for it (rejected)', async () => {
+    const h = createGateHarness();
+    const payment = h.payment();
+    await h.seed(payment, { state: 'rejected', resource: `${BASE}/elsewhere` });
+    expect(codeOf(answerOf(await h.gate.handle(h.pay(payment))))).toBe('payment_already_used');
+    expect(h.logger.messages('warn')).toEqual([]);
   });
 
   it('replays to a payload the scheme cannot authenticate only when it is the stored one, in any key order', async () => {
@@ -220,6 +267,71 @@ describe('a settled entry', () => {
       'payment_already_used',
       'the replay window of this payment has ended',
     ]);
+    // The payer was charged: an operator sees the refusal, with the entry.
+    expect(h.logger.lines).toContainEqual({
+      level: 'warn',
+      fields: {
+        requestId: response.headers['x-request-id'],
+        id: entry.id,
+        state: 'settled',
+        resource: `${BASE}/paid`,
+        why: 'replay window ended',
+      },
+      message: 'a retry of a charged payment was refused (payment_already_used)',
+    });
+  });
+
+  it.each(['reconciler', 'retry'] as const)(
+    'replays an answer its request never delivered (resolved later by the %s) after the replay window, until the ledger lets the entry go',
+    async (by) => {
+      const h = createGateHarness();
+      const payment = h.payment();
+      const entry = await h.seed(payment, {
+        state: 'settled',
+        receipt,
+        response: stored,
+        resolution: {
+          by,
+          instance: 'alpha',
+          at: h.clock.now,
+          from: 'uncertain',
+          action: 'confirmed-on-chain',
+          attempts: 1,
+        },
+      });
+      const window = Math.max(entry.validBefore * 1000, entry.createdAt + 60_000);
+      h.clock.now = entry.createdAt + 2 * 60_000;
+      expect(h.clock.now).toBeGreaterThan(window);
+      expect(replays(await h.gate.handle(h.pay(payment)))).toBe(true);
+      // Byte-identical again: the in-process shortcut keeps the same bound.
+      expect(replays(await h.gate.handle(h.pay(payment)))).toBe(true);
+      h.clock.now = entry.expiresAt - 1;
+      expect(replays(await h.gate.handle(h.pay(reordered(payment))))).toBe(true);
+      h.clock.now = entry.expiresAt;
+      const response = answerOf(await h.gate.handle(h.pay(payment)));
+      expect(codeOf(response)).toBe('payment_already_used');
+      expect(h.facilitator.calls.settle).toBe(0);
+    },
+  );
+
+  it('answers a retry at twice maxTimeoutSeconds with the stored answer when the settle answer was lost and the reconciler found the transfer', async () => {
+    const h = createGateHarness();
+    const payment = h.payment();
+    h.facilitator.settleScript = 'timeout';
+    const lost = await h.run(h.pay(payment));
+    expect(lost.response?.status).toBe(502);
+    h.scheme.reconcileAnswer = { status: 'settled', receipt };
+    expect(await h.gate.reconciler.runOnce()).toMatchObject({ confirmed: 1 });
+    const entry = await h.onlyEntry();
+    expect(entry).toMatchObject({ state: 'settled', resolution: { by: 'reconciler' } });
+
+    h.clock.now += 2 * 60_000;
+    expect(h.clock.now).toBeGreaterThan(Math.max(entry.validBefore * 1000, entry.createdAt + 60_000));
+    const retry = answerOf(await h.gate.handle(h.pay(payment)));
+    expect(retry.status).toBe(200);
+    expect(Buffer.from(retry.body).toString()).toBe('{"run":1}');
+    expect(retry).toEqual(entry.response);
+    expect(h.facilitator.calls.settle).toBe(1);
   });
 
   it('runs the handler, with the stored receipt, when it holds no answer yet', async () => {

@@ -1,10 +1,10 @@
 // createPaymentGate's own wiring (create-payment-gate.ts): the steps in order, the hooks each
-// reports, the fail-closed answer to an unexpected failure, finish / release / isPaid / close,
-// and what it hands the ledger and the reconciler.
+// reports, the fail-closed answer to an unexpected failure, the proceed outcome's settle / release,
+// isPaid / close, and what it hands the ledger and the reconciler.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EXPOSED_PAYMENT_HEADERS } from '../http/paid-response';
 import { codeOf, createGateHarness, handlerResponse, NETWORK } from '../test-support/gate-harness';
 import { TEST_TX } from '../test-support/scripted-facilitator';
-import { EXPOSED_PAYMENT_HEADERS } from './create-payment-gate';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -143,25 +143,23 @@ describe('finish and release', () => {
     const h = createGateHarness();
     const outcome = await h.gate.handle(h.pay(h.payment()));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
-    const stranger = { ...outcome.payment };
-    const answer = await h.gate.finish(stranger, handlerResponse(200, 'as is'));
+    await outcome.release();
+    const answer = await outcome.settle(handlerResponse(200, 'as is'));
     expect(answer.headers).toEqual({
       'content-type': 'application/json',
       'access-control-expose-headers': EXPOSED_PAYMENT_HEADERS,
     });
-    await expect(h.gate.release(stranger)).resolves.toBeUndefined();
+    await expect(outcome.release()).resolves.toBeUndefined();
     expect(h.facilitator.calls.settle).toBe(0);
-    expect((await h.onlyEntry()).state).toBe('verified');
+    expect(await h.store.get(outcome.payment.identity)).toBeUndefined();
   });
 
   it('settle the payment once: a second finish passes the answer through', async () => {
     const h = createGateHarness();
     const outcome = await h.gate.handle(h.pay(h.payment()));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
-    await h.gate.finish(outcome.payment, handlerResponse());
-    expect(
-      (await h.gate.finish(outcome.payment, handlerResponse())).headers['payment-response'],
-    ).toBeUndefined();
+    await outcome.settle(handlerResponse());
+    expect((await outcome.settle(handlerResponse())).headers['payment-response']).toBeUndefined();
     expect(h.facilitator.calls.settle).toBe(1);
   });
 
@@ -170,10 +168,10 @@ describe('finish and release', () => {
     const payment = h.payment();
     const outcome = await h.gate.handle(h.pay(payment));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
-    await h.gate.release(outcome.payment);
+    await outcome.release();
     const again = await h.gate.handle(h.pay(payment));
     expect(again.kind).toBe('proceed');
-    await h.gate.release(outcome.payment);
+    await outcome.release();
     expect((await h.onlyEntry()).state).toBe('verified');
   });
 });
@@ -220,7 +218,7 @@ describe('the ledger and the reconciler of a gate', () => {
         expect.objectContaining({ by: 'reconciler', instance: 'alpha' }),
       ],
     ]);
-    expect(h.logger.messages('info')).toContain('ledger reconciler resolved an entry');
+    expect(h.logger.messages('warn')).toContain('ledger reconciler resolved an entry');
   });
 
   it('runs the reconciler every reconcileIntervalMs until closed', async () => {

@@ -4,6 +4,7 @@
 // authenticate it, never settled), another request is a 409.
 import { describe, expect, it } from 'vitest';
 import { TollboothError } from '../errors/tollbooth-error';
+import type { GateResponse, RequestView } from '../http/types';
 import { encodeHeader } from '../protocol/codec';
 import type { PaymentPayload } from '../protocol/schemas';
 import {
@@ -18,7 +19,7 @@ import {
 import { TEST_TX } from '../test-support/scripted-facilitator';
 import { TEST_PAYER } from '../test-support/simple-scheme';
 import { requestFingerprint } from './request-fingerprint';
-import type { GateResponse, Outcome, RequestView } from './types';
+import type { Outcome } from './types';
 
 const ID = 'pay_7d5d747be160e280504c099d984bcfe0';
 
@@ -162,7 +163,7 @@ describe('an identifier bound to another payment each time it is bound', () => {
     let binds = 0;
     h.store.bindIdentifier = async (binding) => {
       binds++;
-      return { ...binding, entry: 'someone-else' };
+      return { bound: false, binding: { ...binding, entry: 'someone-else', version: 1 } };
     };
     const response = answerOf(await h.gate.handle(request(named(h))));
     expect(response.status).toBe(409);
@@ -205,6 +206,7 @@ describe('an identifier whose payment charged nothing', () => {
   it('is free again once that settlement was refused: the next payment under it is charged', async () => {
     const h = createGateHarness();
     h.facilitator.settleScript = 'failure';
+    h.scheme.reconcileAnswer = { status: 'unsettled' };
     expect(codeOf((await h.run(request(named(h)))).response)).toBe('payment_insufficient_funds');
     h.facilitator.settleScript = 'success';
     const { response } = await h.run(request(named(h)));
@@ -219,6 +221,26 @@ describe('an identifier whose payment charged nothing', () => {
     await h.store.remove(entry!.id, { state: ['settled'], owner: entry!.owner });
     expect((await h.run(request(named(h)))).handlerRuns).toBe(1);
     expect(h.facilitator.calls.settle).toBe(2);
+  });
+});
+
+describe('a released identifier retried at once with its own payload and a fresh one', () => {
+  // Both read the binding of a payment that charged nothing; only one may take the identifier
+  // (the store replaces a binding only at the version read), so only one payment is settled.
+  it.each([
+    ['the same gate', (h: GateHarness) => h.gate],
+    ['two gates sharing the store', (h: GateHarness) => h.another()],
+  ])('settles one of them on %s, and answers both with its answer', async (_where, other) => {
+    const h = createGateHarness();
+    const first = named(h);
+    expect((await h.run(request(first), 500)).response?.status).toBe(500);
+    expect(await h.store.query({})).toEqual([]);
+    const [same, fresh] = await Promise.all([h.run(request(first)), h.run(request(named(h)), 200, other(h))]);
+    expect(h.facilitator.calls.settle).toBe(1);
+    expect(same.handlerRuns + fresh.handlerRuns).toBe(1);
+    expect(Buffer.from(same.response!.body).toString()).toBe(Buffer.from(fresh.response!.body).toString());
+    const binding = await h.store.getIdentifier(`${TEST_PAYER.toLowerCase()}:${ID}`);
+    expect(binding).toMatchObject({ entry: (await h.onlyEntry()).id, version: 2 });
   });
 });
 
@@ -324,7 +346,7 @@ describe('a payment answered from the payment its identifier is bound to', () =>
     if (first.kind !== 'proceed') throw new Error('expected proceed');
     const waiting = h.gate.handle(request(named(h)));
     await h.checked(2); // the duplicate waits now
-    const sent = await h.gate.finish(first.payment, handlerResponse(200, '{"first":1}'));
+    const sent = await first.settle(handlerResponse(200, '{"first":1}'));
     const answer = await waiting;
     expect(answer.kind).toBe('replay');
     expect(Buffer.from(answerOf(answer).body).toString()).toBe(Buffer.from(sent.body).toString());
@@ -375,7 +397,7 @@ describe('a payment answered from the payment its identifier is bound to', () =>
     expect(retry.payment.payer).toBe(TEST_PAYER);
     const duplicate = h.gate.handle(request(named(h)));
     await h.checked(3); // the duplicate waits now
-    const sent = await h.gate.finish(retry.payment, handlerResponse(200, '{"late":1}'));
+    const sent = await retry.settle(handlerResponse(200, '{"late":1}'));
     expect(Buffer.from(answerOf(await duplicate).body).toString()).toBe(Buffer.from(sent.body).toString());
     expect(h.facilitator.calls.settle).toBe(1);
   });

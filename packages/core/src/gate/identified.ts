@@ -1,17 +1,19 @@
+// Gate step 3 of 8: identified — a payment carrying a payment identifier, bound to its request (after read-payment, before claim; skipped without an identifier).
 import { TollboothError } from '../errors/tollbooth-error';
-import type { LedgerEntry } from '../ledger/types';
+import type { RequestView } from '../http/types';
+import { isAnswered, isRejected } from '../ledger/lifecycle';
+import type { LedgerEntry, ReplacedBinding } from '../ledger/types';
 import type { PaymentPayload, PaymentRequirements } from '../protocol/schemas';
-import type { RouteMatch } from '../routes/compile-routes';
-import type { PaymentIdentity } from '../scheme';
+import type { RouteMatch } from '../routes/types';
 import { claimAndAnswer, IDENTIFIER_TAKEN } from './claim';
 import { schemeFor } from './config';
-import { fromExisting } from './existing-entry';
+import { answeredOnce, fromExisting, refusesReplay } from './existing-entry';
 import { codeForReason } from './match-requirements';
 import { type IdentifiedRequest, type PaymentClaim, RETRY, type Retry, startFlight } from './payment-context';
 import { requestFingerprint } from './request-fingerprint';
 import { errorResponse, respond } from './responses';
 import { type GateRuntime, reject, safeHook } from './runtime';
-import type { Outcome, PaidRequest, RequestView } from './types';
+import type { Outcome, PaymentRequest } from './types';
 
 /** The identifier's binding key and the fingerprint of the request it came with (its body read here). */
 export async function identify(
@@ -47,18 +49,20 @@ export async function identify(
 export async function answerIdentified(
   rt: GateRuntime,
   base: PaymentClaim,
-  paid: PaidRequest,
+  paid: PaymentRequest,
   request: IdentifiedRequest,
 ): Promise<Outcome> {
   const { requestId } = base;
   for (let attempt = 0; attempt < 8; attempt++) {
-    let replaces: PaymentIdentity | undefined;
+    let replaces: ReplacedBinding | undefined;
     let bound: LedgerEntry | undefined;
     try {
       const binding = await rt.ledger.identifier(request.key);
       if (binding) {
         const entry = await rt.ledger.get(binding.entry);
-        if (!entry || entry.state === 'rejected') replaces = binding.entry;
+        // Charged nothing: free again, but only this version of the binding may be replaced (the
+        // store checks it, so two requests that both read it here cannot both take it).
+        if (!entry || isRejected(entry)) replaces = { entry: binding.entry, version: binding.version };
         else if (binding.fingerprint !== request.fingerprint) {
           return respond(
             errorResponse(
@@ -99,7 +103,7 @@ export async function answerIdentified(
 async function fromBoundPayment(
   rt: GateRuntime,
   base: PaymentClaim,
-  paid: PaidRequest,
+  paid: PaymentRequest,
   entry: LedgerEntry,
 ): Promise<Outcome | Retry> {
   if (!base.authenticated) {
@@ -114,7 +118,8 @@ async function fromBoundPayment(
       return reject(rt, base.match, base.requestId, code, verdict.invalidMessage ?? reason);
     }
   }
-  if (entry.state === 'settled' && entry.response) {
+  if (refusesReplay(rt, entry)) return answeredOnce(rt, base.match, base.requestId, entry);
+  if (isAnswered(entry)) {
     safeHook(rt, () => rt.hooks.onReplay?.(entry, base.request));
     return { kind: 'replay', response: entry.response, entry };
   }
@@ -137,7 +142,7 @@ async function fromBoundPayment(
     validBefore: entry.validBefore,
     authenticated: true,
   };
-  const originalPaid: PaidRequest = {
+  const originalPaid: PaymentRequest = {
     ...paid,
     identity: entry.id,
     payer: entry.payer ?? paid.payer,

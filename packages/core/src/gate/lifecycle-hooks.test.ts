@@ -15,7 +15,7 @@ import {
   type TollboothGate,
 } from '../index';
 import { createScriptedFacilitator, type ScriptedFacilitator } from '../test-support/scripted-facilitator';
-import { buildPayment, createSimpleScheme, TEST_PAY_TO } from '../test-support/simple-scheme';
+import { buildPayment, createQuietChainScheme, TEST_PAY_TO } from '../test-support/simple-scheme';
 
 const BASE = 'https://api.example.com';
 const network = 'eip155:8453';
@@ -42,7 +42,7 @@ function recordingHooks(): GateHooks {
 function gateWith(routes?: RoutesConfig): TollboothGate {
   return createPaymentGate({
     routes: routes ?? { [`GET ${PATH}`]: { accepts: { network, payTo: TEST_PAY_TO, price: '$0.001' } } },
-    schemes: [createSimpleScheme()],
+    schemes: [createQuietChainScheme()],
     facilitator,
     ledger: createMemoryLedgerStore({ purgeIntervalMs: 0 }),
     baseUrl: BASE,
@@ -59,7 +59,7 @@ async function answer(gate: TollboothGate, request: RequestView): Promise<GateRe
   const outcome = await gate.handle(request);
   if (outcome.kind === 'pass') return 'passed';
   if (outcome.kind === 'respond' || outcome.kind === 'replay') return outcome.response;
-  return gate.finish(outcome.payment, {
+  return outcome.settle({
     status: 200,
     headers: { 'content-type': 'application/json' },
     body: Buffer.from('{"ok":true}'),
@@ -125,7 +125,7 @@ describe('lifecycle hooks', () => {
   it('do not break the request when a hook throws', async () => {
     const gate = createPaymentGate({
       routes: { [`GET ${PATH}`]: { accepts: { network, payTo: TEST_PAY_TO, price: '$0.001' } } },
-      schemes: [createSimpleScheme()],
+      schemes: [createQuietChainScheme()],
       facilitator,
       baseUrl: BASE,
       reconcileIntervalMs: 0,
@@ -163,7 +163,7 @@ describe('lifecycle hooks carry the request', () => {
   function gateOn(store: ReturnType<typeof createMemoryLedgerStore>, hooks: GateHooks): TollboothGate {
     return createPaymentGate({
       routes: { [`GET ${PATH}`]: { accepts: { network, payTo: TEST_PAY_TO, price: '$0.001' } } },
-      schemes: [createSimpleScheme()],
+      schemes: [createQuietChainScheme()],
       facilitator,
       ledger: store,
       baseUrl: BASE,
@@ -213,7 +213,7 @@ describe('lifecycle hooks carry the request', () => {
           paymentIdentifier: true,
         },
       },
-      schemes: [createSimpleScheme()],
+      schemes: [createQuietChainScheme()],
       facilitator,
       ledger: createMemoryLedgerStore({ purgeIntervalMs: 0 }),
       baseUrl: BASE,

@@ -1,3 +1,4 @@
+// Part of gate step 2 of 8 (read-payment): which route requirement a payment's `accepted` matches, and the code of a wire reason.
 import type { ErrorCode } from '../errors/codes';
 import type { PaymentRequirements } from '../protocol/schemas';
 

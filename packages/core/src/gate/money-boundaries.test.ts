@@ -51,7 +51,7 @@ async function answer(gate: TollboothGate, request: RequestView): Promise<GateRe
   const outcome = await gate.handle(request);
   if (outcome.kind === 'pass') return 'passed';
   if (outcome.kind === 'respond' || outcome.kind === 'replay') return outcome.response;
-  return gate.finish(outcome.payment, {
+  return outcome.settle({
     status: 200,
     headers: { 'content-type': 'application/json' },
     body: Buffer.from('{"ok":true}'),
@@ -139,8 +139,11 @@ describe('the payment header size cap', () => {
         gate,
         view('/api/v1/fees/now', { 'payment-signature': value }),
       )) as GateResponse;
-      expect(response.status).toBe(402);
+      expect(response.status).toBe(400);
       expect(errorOf(response)).toBe('payment_header_too_large');
+      expect(JSON.parse(Buffer.from(response.body).toString('utf8')).error.code).toBe(
+        'payment_header_too_large',
+      );
       expect(facilitator.calls).toEqual({ verify: 0, settle: 0 });
     },
   );

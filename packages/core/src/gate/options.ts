@@ -2,13 +2,17 @@ import type { FacilitatorClient } from '../facilitator/types';
 import type { LedgerStore } from '../ledger/types';
 import type { PaywallOptions } from '../paywall/paywall-options';
 import { DEFAULT_MAX_PAYMENT_HEADER_BYTES } from '../protocol/codec';
-import type { RouteTable } from '../routes/compile-routes';
-import type { RoutesConfig } from '../routes/types';
+import type { LedgerReconciler } from '../reconciler/reconciler';
+import type { RoutesConfig, RouteTable } from '../routes/types';
 import type { SchemeServer } from '../scheme';
-import type { LedgerReconciler } from './reconciler';
+import type { SignInOptions } from '../sign-in/types';
 import type { GateHooks, PaymentGate } from './types';
 
-/** A pino-compatible logger; the gate warns and reports errors, the reconciler says what it did at info. */
+/**
+ * A pino-compatible logger. Money events — a resolution, a refusal after a transfer was asked
+ * for, a refused replay of a charged payment — are logged at warn with the ledger entry's `id`;
+ * `info` (optional) gets what the reconciler released (nothing was charged).
+ */
 export interface GateLogger {
   info?(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
@@ -25,6 +29,13 @@ export interface PaymentGateOptions {
   ledger?: LedgerStore;
   /** Public origin of the API, used for resource URLs and canonical rules (when `routes` is a config). */
   baseUrl?: string;
+  /**
+   * Sign-in-with-x for the routes with a `signIn` policy (docs/sign-in-with-x.md): the secret that
+   * signs the nonces of their challenges (the same on every instance) and how long a proof may be
+   * used. Required when a route has `signIn`; such a gate needs `baseUrl` and a store with access
+   * grants (every built-in store has them).
+   */
+  signIn?: SignInOptions;
   /** Longest payment header accepted, characters. Default 16 KiB. */
   maxPaymentHeaderBytes?: number;
   /** How long a duplicate waits for a payment in flight on another instance before 409, ms. Default 10 000. */
@@ -48,11 +59,27 @@ export interface PaymentGateOptions {
    */
   requireChainReader?: boolean;
   /**
+   * Ask the facilitator's `/verify` before its `/settle` on a route that settles before its
+   * handler. Default false: such a route goes straight to `/settle`, which verifies as it settles
+   * (one round trip; a refusal there is answered 402 like one at verify — docs/ledger.md#states).
+   */
+  verifyBeforeSettle?: boolean;
+  /**
    * What a request gets at a paid route's path with a method no paid route there serves:
    * `method-not-allowed` answers 405 with `Allow` (default); `pass` lets it through to the
    * application (when it serves other methods there for free).
    */
   otherMethods?: 'method-not-allowed' | 'pass';
+  /**
+   * What the exact payload of a payment gets once it was settled and its answer sent
+   * (docs/ledger.md#replay-a-stance): `stored-answer` (default) sends the stored answer again, byte
+   * for byte, for the same resource within the replay window, so a client whose answer was lost
+   * gets it without paying twice; `strict` refuses it with 402 `payment_already_used`, so a
+   * payload buys one answer, and a client whose answer was lost has paid for nothing. Either way a
+   * payment in flight is waited for, and an uncertain one, or one resolved after its request
+   * ended, is answered as it resolves.
+   */
+  replay?: 'stored-answer' | 'strict';
   /**
    * Answer a browser with a page that pays with its wallet: a GET whose `Accept` names HTML and
    * not JSON gets the 402 as an HTML page, with the same status and `PAYMENT-REQUIRED` header

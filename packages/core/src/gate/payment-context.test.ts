@@ -31,6 +31,7 @@ describe('a ledger write after the facilitator answered', () => {
       return update(id, expected, patch);
     };
     h.facilitator.settleScript = 'failure';
+    h.scheme.reconcileAnswer = { status: 'unsettled' };
     const { response } = await h.run(h.pay(h.payment()));
     expect(codeOf(response)).toBe('payment_insufficient_funds');
     expect(h.logger.lines).toContainEqual({
@@ -60,6 +61,7 @@ describe('a ledger write after the facilitator answered', () => {
       return patch.state === 'uncertain' ? undefined : update(id, expected, patch);
     };
     h.facilitator.settleScript = 'failure';
+    h.scheme.reconcileAnswer = { status: 'unsettled' };
     expect(codeOf((await h.run(h.pay(h.payment()))).response)).toBe('payment_insufficient_funds');
     h.facilitator.settleScript = 'timeout';
     expect(codeOf((await h.run(h.pay(h.payment()))).response)).toBe('settlement_uncertain');
@@ -138,12 +140,13 @@ describe('a resolution made by a retry', () => {
       resolution,
     ]);
     expect(h.logger.lines).toContainEqual({
-      level: 'info',
+      level: 'warn',
       fields: {
         requestId: expect.any(String),
         id: entry.id,
         action: 'confirmed-on-chain',
         from: 'uncertain',
+        note: `transfer ${TEST_TX}`,
       },
       message: 'a retry resolved an uncertain payment',
     });

@@ -1,9 +1,11 @@
-import type { LedgerEntry, LedgerPatch, LedgerResolution } from '../ledger/types';
+import type { RequestView } from '../http/types';
+import * as lifecycle from '../ledger/lifecycle';
+import type { LedgerEntry, LedgerResolution, ReplacedBinding } from '../ledger/types';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '../protocol/schemas';
-import type { CompiledRoute, RouteMatch } from '../routes/compile-routes';
-import type { PaymentIdentity, SchemeServer } from '../scheme';
+import type { CompiledRoute, RouteMatch } from '../routes/types';
+import type { SchemeServer } from '../scheme';
 import { type GateRuntime, safeHook } from './runtime';
-import type { PaidRequest, RequestView, TransferEvent } from './types';
+import type { PaymentRequest, TransferEvent } from './types';
 
 /** Look again: the entry changed under this request. */
 export const RETRY = Symbol('retry');
@@ -18,68 +20,88 @@ export interface PaymentContext {
   v2Payload: PaymentPayload;
   v2Requirement: PaymentRequirements;
   /** What the facilitator gets (v1 forms for a v1 route). */
-  wirePayload: PaidRequest['payload'];
-  wireRequirement: PaidRequest['requirements'];
+  wirePayload: PaymentRequest['payload'];
+  wireRequirement: PaymentRequest['requirements'];
   receiptHeader: 'payment-response' | 'x-payment-response';
   requestId: string;
   /** The request that carries the payment: the lifecycle hooks' events carry it. */
   request: RequestView;
   entry: Pick<LedgerEntry, 'id' | 'owner'>;
   validBefore: number;
+  /** The payer the scheme verified (sign-in access is granted to it). */
+  payer?: string;
   /** Whether the scheme checked the payload's signature locally. */
   authenticated: boolean;
   /** Ends this process's flight of the payment and stops renewing its lease. */
   endFlight: () => void;
+  /** The balance key this payment holds a reservation on (`reserveBalance` routes), until given back. */
+  reservation?: string | undefined;
 }
 
 /** A payment read from a request, not in flight yet. */
-export type PaymentClaim = Omit<PaymentContext, 'endFlight'>;
+export type PaymentClaim = Omit<PaymentContext, 'endFlight' | 'reservation'>;
 
 /** A payment identifier and the request it came with (`payment-identifier` extension). */
 export interface IdentifiedRequest {
   /** The binding's key: `<payer, lower-cased>:<identifier>`. */
   key: string;
   fingerprint: string;
-  /** The uncharged payment the identifier is bound to and may be taken from. */
-  replaces?: PaymentIdentity;
+  /** The binding, read before, of an uncharged payment: the identifier may be taken from it. */
+  replaces?: ReplacedBinding;
 }
 
 /** Starts this process's flight of a payment; its `endFlight` also lets the lease go. */
 export function startFlight(rt: GateRuntime, base: PaymentClaim): PaymentContext {
-  const end = rt.ledger.startFlight(base.entry.id);
-  const endFlight = () => {
-    end();
-    void rt.ledger.leases.letGo(base.entry);
-  };
-  return { ...base, endFlight };
+  return { ...base, endFlight: lifecycle.startFlight(rt.ledger, base.entry) };
 }
 
-/** Moves the entry to another state; logs (and answers false) when that failed. */
-export async function recordQuietly(
+/** Moves the entry by a lifecycle verb; logs (and answers false) when that failed. */
+export async function recordQuietly<A extends unknown[]>(
   rt: GateRuntime,
   ctx: PaymentContext,
-  from: readonly LedgerEntry['state'][],
-  patch: LedgerPatch,
+  verb: lifecycle.Verb<A>,
+  ...args: A
 ): Promise<boolean> {
   try {
-    const updated = await rt.ledger.transition(ctx.entry, from, patch);
+    const updated = await verb(rt.ledger, ctx.entry, ...args);
     if (!updated)
-      rt.logger?.error({ requestId: ctx.requestId, state: patch.state }, 'ledger entry changed under us');
+      rt.logger?.error({ requestId: ctx.requestId, state: verb.to }, 'ledger entry changed under us');
     return updated !== undefined;
   } catch (error) {
-    rt.logger?.error({ err: error, requestId: ctx.requestId, state: patch.state }, 'ledger update failed');
+    rt.logger?.error({ err: error, requestId: ctx.requestId, state: verb.to }, 'ledger update failed');
     return false;
   }
 }
 
-/** Gives back a claim that spent nothing, and ends the flight. */
-export async function releaseQuietly(rt: GateRuntime, ctx: PaymentContext): Promise<void> {
+/**
+ * Gives back a payment that spent nothing (and its balance reservation), and ends the flight: a
+ * claim by default, or what `verb` releases (`releaseUnsent`: a settlement that never left).
+ */
+export async function releaseQuietly(
+  rt: GateRuntime,
+  ctx: PaymentContext,
+  verb: typeof lifecycle.release = lifecycle.release,
+): Promise<void> {
   try {
-    await rt.ledger.release(ctx.entry);
+    await verb(rt.ledger, ctx.entry);
   } catch (error) {
     rt.logger?.warn({ err: error, requestId: ctx.requestId }, 'ledger release failed');
   } finally {
     ctx.endFlight();
+  }
+  await releaseReservation(rt, ctx);
+}
+
+/** Gives back a payment's reservation, if it holds one: its transfer landed or never will. */
+export async function releaseReservation(rt: GateRuntime, ctx: PaymentContext): Promise<void> {
+  const key = ctx.reservation;
+  if (key === undefined) return;
+  ctx.reservation = undefined;
+  try {
+    await rt.ledger.store.releaseReservation?.(key, ctx.entry.id);
+  } catch (error) {
+    // Kept until it expires: the payer is refused a little longer, never charged twice.
+    rt.logger?.warn({ err: error, requestId: ctx.requestId, id: ctx.entry.id }, 'reservation release failed');
   }
 }
 
@@ -114,8 +136,15 @@ export function reportResolved(
       resolution,
     ),
   );
-  rt.logger?.info?.(
-    { requestId: ctx.requestId, id: found.id, action: resolution.action, from: resolution.from },
+  // A money event: an operator sees every resolution (docs/ledger.md#the-reconciler).
+  rt.logger?.warn(
+    {
+      requestId: ctx.requestId,
+      id: found.id,
+      action: resolution.action,
+      from: resolution.from,
+      ...(resolution.note ? { note: resolution.note } : {}),
+    },
     'a retry resolved an uncertain payment',
   );
 }

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { GateResponse, RequestView } from '../http/types';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
 import type { LedgerStore } from '../ledger/types';
 import { decodeHeaderJson, encodeHeader } from '../protocol/codec';
@@ -7,10 +8,9 @@ import type { PaymentPayload } from '../protocol/schemas';
 import { compileRoutes } from '../routes/compile-routes';
 import type { RoutesConfig } from '../routes/types';
 import { createScriptedFacilitator, type ScriptedFacilitator } from '../test-support/scripted-facilitator';
-import { buildPayment, createSimpleScheme, TEST_PAY_TO } from '../test-support/simple-scheme';
+import { buildPayment, createQuietChainScheme, TEST_PAY_TO } from '../test-support/simple-scheme';
 import { createPaymentGate, type TollboothGate } from './create-payment-gate';
 import { canonicalQuery, requestFingerprint } from './request-fingerprint';
-import type { GateResponse, RequestView } from './types';
 
 const BASE = 'https://api.example.com';
 const network = 'eip155:8453';
@@ -38,7 +38,7 @@ beforeEach(() => {
 function newGate(ledger: LedgerStore): TollboothGate {
   return createPaymentGate({
     routes,
-    schemes: [createSimpleScheme()],
+    schemes: [createQuietChainScheme()],
     facilitator,
     ledger,
     baseUrl: BASE,
@@ -78,7 +78,7 @@ async function send(view: RequestView): Promise<GateResponse> {
   if (outcome.kind === 'respond' || outcome.kind === 'replay') return outcome.response;
   if (outcome.kind === 'pass') throw new Error('not a paid route');
   runs += 1;
-  return gate.finish(outcome.payment, {
+  return outcome.settle({
     status: 200,
     headers: { 'content-type': 'application/json' },
     body: Buffer.from(JSON.stringify({ run: runs, at: Math.random() })),
@@ -112,7 +112,7 @@ describe('payment-identifier: the challenge', () => {
           'GET /b': { accepts, paymentIdentifier: true, extensions: { 'payment-identifier': {} } },
           'GET /c': { accepts, paymentIdentifier: 'yes' as never },
         },
-        { schemes: [createSimpleScheme()], baseUrl: BASE },
+        { schemes: [createQuietChainScheme()], baseUrl: BASE },
       ),
     ).toThrow(/GET \/a.*x402 v2[\s\S]*GET \/b.*paymentIdentifier option[\s\S]*GET \/c.*true, false/);
   });

@@ -1,4 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { EXPOSED_PAYMENT_HEADERS } from '../http/paid-response';
+import type { HandlerResponse } from '../http/types';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
 import type { LedgerStore } from '../ledger/types';
 import { decodeHeaderJson, encodeHeader } from '../protocol/codec';
@@ -9,8 +11,8 @@ import {
   TEST_TX,
 } from '../test-support/scripted-facilitator';
 import { buildPayment, createSimpleScheme, TEST_PAY_TO, TEST_PAYER } from '../test-support/simple-scheme';
-import { createPaymentGate, EXPOSED_PAYMENT_HEADERS, type TollboothGate } from './create-payment-gate';
-import type { HandlerResponse, Outcome } from './types';
+import { createPaymentGate, type TollboothGate } from './create-payment-gate';
+import type { Outcome } from './types';
 
 const origin = 'https://api.example.com';
 const handled: HandlerResponse = {
@@ -60,7 +62,7 @@ describe('the proceed outcome', () => {
     expect(receiptOf(paid)).toEqual(settledReceipt);
     expect(facilitator.calls.settle).toBe(1);
     expect((await ledger.get(outcome.payment.identity))?.state).toBe('settled');
-    for (const again of [await outcome.settle(handled), await gate.finish(outcome.payment, handled)]) {
+    for (const again of [await outcome.settle(handled), await outcome.settle(handled)]) {
       expect(again.headers['payment-response']).toBeUndefined();
       expect(Buffer.from(again.body).toString()).toBe('ok');
     }
@@ -76,7 +78,7 @@ describe('the proceed outcome', () => {
     expect(facilitator.calls.settle).toBe(0);
     // The payer may pay again with the same payload: it is claimed afresh.
     const retry = await proceedWith(header);
-    expect(receiptOf(await gate.finish(retry.payment, handled))).toEqual(settledReceipt);
+    expect(receiptOf(await retry.settle(handled))).toEqual(settledReceipt);
     expect(facilitator.calls.settle).toBe(1);
   });
 });
@@ -97,7 +99,7 @@ describe('the handler failing after a settlement before it ran', () => {
       expect((await h.onlyEntry()).response).toBeUndefined();
       expect(h.logger.lines).toContainEqual({
         level: 'warn',
-        fields: { requestId: outcome.payment.requestId, status },
+        fields: { requestId: outcome.payment.requestId, id: (await h.onlyEntry()).id, status },
         message: 'handler failed after settlement; a retry of the payload runs it again',
       });
       expect(h.recorder.of('onFailed')).toEqual([
@@ -133,8 +135,14 @@ describe('the handler failing after a settlement before it ran', () => {
     const outcome = await h.gate.handle(h.pay(payment, '/first'));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
     await outcome.release();
-    expect(await h.onlyEntry()).toMatchObject({ state: 'settled', leaseUntil: 0 });
+    const entry = await h.onlyEntry();
+    expect(entry).toMatchObject({ state: 'settled', leaseUntil: 0 });
     expect(h.recorder.of('onReleased')).toEqual([]);
+    expect(h.logger.lines).toContainEqual({
+      level: 'warn',
+      fields: { requestId: outcome.payment.requestId, id: entry.id },
+      message: 'handler threw after settlement; a retry of the payload runs it again',
+    });
     const retry = await h.run(h.pay(payment, '/first'));
     expect(retry.handlerRuns).toBe(1);
     expect(h.facilitator.calls.settle).toBe(1);
@@ -281,6 +289,7 @@ describe('a settlement after the handler', () => {
   it('reports a failed settlement to onFailed with the route and the request', async () => {
     const h = createGateHarness();
     h.facilitator.settleScript = 'failure';
+    h.scheme.reconcileAnswer = { status: 'unsettled' };
     const view = h.pay(h.payment());
     const outcome = await h.gate.handle(view);
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');

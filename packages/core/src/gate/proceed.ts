@@ -1,12 +1,15 @@
-import { toPaidResponse } from '../ledger/settlement-ledger';
+// Gate step 7 of 8: proceed — the handler runs, then the outcome's settle or release ends the payment (after reserve-balance, before settle-step).
+import { toPaidResponse } from '../http/paid-response';
+import type { GateResponse, HandlerResponse } from '../http/types';
+import { leaveUnanswered, recordAnswer, release } from '../ledger/lifecycle';
 import { LEDGER_ERROR_STATUS } from '../ledger/types';
 import { encodeHeader } from '../protocol/codec';
 import type { SettleResponse } from '../protocol/schemas';
-import { type PaymentContext, recordQuietly, releaseQuietly } from './payment-context';
+import { type PaymentContext, recordQuietly, releaseQuietly, releaseReservation } from './payment-context';
 import { codeOfBody, errorResponse, handlerAnswer } from './responses';
 import { type GateRuntime, safeHook } from './runtime';
 import { settleNow } from './settle-step';
-import type { GateResponse, HandlerResponse, Outcome, PaidRequest } from './types';
+import type { Outcome, PaymentRequest } from './types';
 
 /** The `proceed` outcome of a claimed payment: the handler runs, then `settle` or `release`, once. */
 export type ProceedOutcome = Extract<Outcome, { kind: 'proceed' }>;
@@ -16,7 +19,7 @@ export type ProceedOutcome = Extract<Outcome, { kind: 'proceed' }>;
  * `settle(response)` and `release()`; the first call of either ends the payment, a later one only
  * passes the handler's answer through.
  */
-export function proceed(rt: GateRuntime, ctx: PaymentContext, payment: PaidRequest): ProceedOutcome {
+export function proceed(rt: GateRuntime, ctx: PaymentContext, payment: PaymentRequest): ProceedOutcome {
   let open = true;
   const take = () => {
     const was = open;
@@ -38,7 +41,7 @@ export function proceed(rt: GateRuntime, ctx: PaymentContext, payment: PaidReque
 async function settleAfterHandler(
   rt: GateRuntime,
   ctx: PaymentContext,
-  payment: PaidRequest,
+  payment: PaymentRequest,
   response: HandlerResponse,
 ): Promise<GateResponse> {
   try {
@@ -49,24 +52,28 @@ async function settleAfterHandler(
       // Settled before the handler ran: only a successful answer is the paid one.
       if (handler.status >= LEDGER_ERROR_STATUS) {
         rt.logger?.warn(
-          { requestId: ctx.requestId, status: handler.status },
+          { requestId: ctx.requestId, id: ctx.entry.id, status: handler.status },
           'handler failed after settlement; a retry of the payload runs it again',
         );
         return failedAfter(rt, ctx, await paidButUnanswered(rt, ctx, payment.settlement));
       }
       const final = toPaidResponse(handler, ctx.receiptHeader, payment.settlement);
-      await recordQuietly(rt, ctx, ['settled'], { state: 'settled', response: final });
+      await recordQuietly(rt, ctx, recordAnswer, final);
       safeHook(rt, () => rt.hooks.onSettled?.(payment, payment.settlement!, ctx.request));
       return final;
     }
     if (handler.status >= LEDGER_ERROR_STATUS) {
-      await rt.ledger.release(ctx.entry).catch((error: unknown) => {
+      await release(rt.ledger, ctx.entry).catch((error: unknown) => {
         rt.logger?.warn({ err: error, requestId: ctx.requestId }, 'ledger release failed');
       });
+      await releaseReservation(rt, ctx);
       safeHook(rt, () => rt.hooks.onReleased?.(payment, handler.status, ctx.request));
       return handler;
     }
-    const settled = await settleNow(rt, ctx, handler, ['verified']);
+    const settled = await settleNow(rt, ctx, handler);
+    // Settled (the balance shows the transfer) or refused (no transfer): the reservation is given
+    // back; an uncertain settlement keeps it until it expires.
+    if (settled.kind === 'paid' || settled.response.status === 402) await releaseReservation(rt, ctx);
     if (settled.kind === 'failed') return failedAfter(rt, ctx, settled.response);
     safeHook(rt, () => rt.hooks.onSettled?.(payment, settled.receipt, ctx.request));
     return settled.response ?? handler;
@@ -92,9 +99,17 @@ async function settleAfterHandler(
 }
 
 /** The handler threw: release the claim, nothing is charged (or, settled first, free it for the retry). */
-async function releaseAfterThrow(rt: GateRuntime, ctx: PaymentContext, payment: PaidRequest): Promise<void> {
+async function releaseAfterThrow(
+  rt: GateRuntime,
+  ctx: PaymentContext,
+  payment: PaymentRequest,
+): Promise<void> {
   if (payment.settlement) {
     // The handler threw after settlement: the next retry runs it again, at once.
+    rt.logger?.warn(
+      { requestId: ctx.requestId, id: ctx.entry.id },
+      'handler threw after settlement; a retry of the payload runs it again',
+    );
     try {
       await paidButUnanswered(rt, ctx, payment.settlement);
     } finally {
@@ -116,8 +131,7 @@ async function paidButUnanswered(
   ctx: PaymentContext,
   receipt: SettleResponse,
 ): Promise<GateResponse> {
-  await rt.ledger.leases.letGo(ctx.entry);
-  await recordQuietly(rt, ctx, ['settled'], { state: 'settled', leaseUntil: 0 });
+  await recordQuietly(rt, ctx, leaveUnanswered);
   return errorResponse('paid_response_unavailable', ctx.requestId, undefined, {
     [ctx.receiptHeader]: encodeHeader(receipt),
   });

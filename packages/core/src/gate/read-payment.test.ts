@@ -65,6 +65,8 @@ function requirementOf(key: string): PaymentRequirements {
   return rt.table.get(key)!.requirements[0]!;
 }
 
+const encodeText = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
 const signature = (payment: unknown): PaymentHeader => ({
   value: encodeHeader(payment),
   name: 'payment-signature',
@@ -122,11 +124,6 @@ describe('readPayment', () => {
 
   it.each([
     [
-      'a header that is not base64',
-      () => ({ value: '%%%', name: 'payment-signature' }),
-      'payment_header_invalid_base64',
-    ],
-    [
       'a v1 payment on a v2 route',
       () => signature({ x402Version: 1, scheme: 'exact', network: 'base', payload: {} }),
       'payment_version_mismatch',
@@ -150,6 +147,49 @@ describe('readPayment', () => {
     const outcome = await readPayment(rt, admitted('/paid', 'r-9'), header() as PaymentHeader);
     expect(refusalCode(outcome)).toBe(code);
     expect(onRejected).toHaveBeenCalledWith('r-9', code, expect.any(String));
+  });
+
+  const withoutAccepted = (): Record<string, unknown> => {
+    const { accepted: _accepted, ...rest } = buildPayment(requirementOf('GET /paid'));
+    return rest;
+  };
+  it.each<[string, () => string, string]>([
+    ['a header that is not base64', () => '!!!not-base64!!!', 'payment_header_invalid_base64'],
+    ['base64 of text that is not JSON', () => encodeText('{not valid json'), 'payment_header_invalid_json'],
+    ['JSON that is no PaymentPayload', () => encodeHeader({ hello: 'world' }), 'payment_payload_invalid'],
+    ['a v2 payload without accepted', () => encodeHeader(withoutAccepted()), 'payment_payload_invalid'],
+    ['a header longer than the cap', () => 'A'.repeat(20_000), 'payment_header_too_large'],
+  ])('refuses %s with 400, the Error body and the challenge, and reports it', async (_n, value, code) => {
+    for (const name of ['payment-signature', 'x-payment'] as const) {
+      onRejected.mockClear();
+      const outcome = await readPayment(rt, admitted('/paid', 'r-8'), { value: value(), name });
+      if (outcome.kind !== 'respond') throw new Error(`expected a refusal, got ${outcome.kind}`);
+      const { status, headers, body } = outcome.response;
+      expect(status, name).toBe(400);
+      const error = JSON.parse(Buffer.from(body).toString('utf8')).error;
+      expect(error).toMatchObject({ code, request_id: 'r-8', retryable: false });
+      expect(error.message).toEqual(expect.any(String));
+      const challenge = decodeHeaderJson(headers['payment-required']!) as {
+        error: string;
+        accepts: unknown[];
+      };
+      expect(challenge.error).toBe(code);
+      expect(challenge.accepts).toEqual([requirementOf('GET /paid')]);
+      expect(headers['access-control-expose-headers']).toContain('PAYMENT-REQUIRED');
+      expect(onRejected).toHaveBeenCalledWith('r-8', code, expect.any(String));
+    }
+  });
+
+  it('refuses a malformed X-PAYMENT on a v1 route with 400 and the v1 challenge as the body', async () => {
+    const outcome = await readPayment(rt, admitted('/old'), { value: encodeText('nope'), name: 'x-payment' });
+    if (outcome.kind !== 'respond') throw new Error(`expected a refusal, got ${outcome.kind}`);
+    expect(outcome.response.status).toBe(400);
+    expect(outcome.response.headers['payment-required']).toBeUndefined();
+    expect(JSON.parse(Buffer.from(outcome.response.body).toString('utf8'))).toMatchObject({
+      x402Version: 1,
+      error: 'payment_header_invalid_json',
+      accepts: [{ network: 'base', maxAmountRequired: '1000' }],
+    });
   });
 
   it('reads an expired authorization the ledger already holds (its retry is answered from there)', async () => {
@@ -187,6 +227,9 @@ describe('readPayment', () => {
     expect(JSON.parse(Buffer.from(unnamed.response.body).toString('utf8')).error.code).toBe(
       'payment_identifier_invalid',
     );
+    expect(decodeHeaderJson(unnamed.response.headers['payment-required']!)).toMatchObject({
+      error: 'payment_identifier_invalid',
+    });
   });
 
   it('answers a byte-identical replay of a settled payment from the ledger without checking it again', async () => {

@@ -1,3 +1,4 @@
+// Gate step 2 of 8: read-payment — decode the payment header, check it locally, pre-verify it with the scheme (after admit, before identified or claim).
 import type { ErrorCode } from '../errors/codes';
 import { TollboothError } from '../errors/tollbooth-error';
 import { decodePaymentHeader } from '../protocol/codec';
@@ -9,16 +10,15 @@ import type {
   PaymentRequirementsV1,
 } from '../protocol/schemas';
 import { V1_NETWORKS } from '../protocol/schemas';
-import type { RouteMatch } from '../routes/compile-routes';
+import type { RouteMatch } from '../routes/types';
 import type { SchemeServer } from '../scheme';
 import type { Admitted } from './admit';
 import { fingerprintOf } from './authenticated-headers';
 import { schemeFor } from './config';
 import { codeForReason, findRequirement } from './match-requirements';
 import type { PaymentClaim } from './payment-context';
-import { errorResponse, respond } from './responses';
-import { type GateRuntime, reject, safeHook } from './runtime';
-import type { Outcome, PaidRequest } from './types';
+import { type GateRuntime, refuseMalformed, reject, safeHook } from './runtime';
+import type { Outcome, PaymentRequest } from './types';
 
 const V1_NAMES: Record<string, string> = Object.fromEntries(
   Object.entries(V1_NETWORKS).map(([k, v]) => [v, k]),
@@ -34,7 +34,7 @@ export interface PaymentHeader {
 export interface PaymentRead {
   kind: 'read';
   claim: PaymentClaim;
-  paid: PaidRequest;
+  paid: PaymentRequest;
   identifier: string | undefined;
 }
 
@@ -55,7 +55,8 @@ export async function readPayment(
   const authenticated = rt.authenticated;
   const key = fingerprintOf(header.value);
   // With identifiers, one payload may be sent for another request (a 409): no shortcut by header.
-  if (!route.paymentIdentifier) {
+  // With strict replay a stored answer is never sent twice: the ledger judges every payload.
+  if (!route.paymentIdentifier && rt.replay !== 'strict') {
     const replay = await authenticated.replayOf(key, header.value, match);
     if (replay) {
       if (replay.kind === 'replay') safeHook(rt, () => rt.hooks.onReplay?.(replay.entry, request));
@@ -68,10 +69,13 @@ export async function readPayment(
       | PaymentPayload
       | PaymentPayloadV1;
   } catch (error) {
-    if (error instanceof TollboothError) return reject(rt, match, requestId, error.code, error.message);
+    if (error instanceof TollboothError)
+      return refuseMalformed(rt, match, requestId, error.code, error.message);
     throw error;
   }
-  if (decoded.x402Version !== route.x402Version) {
+  // A v2 route may take v1 payments too (`acceptV1Payments`: MCP clients that speak v1).
+  const v1Accepted = decoded.x402Version === 1 && route.config.acceptV1Payments === true;
+  if (decoded.x402Version !== route.x402Version && !v1Accepted) {
     const message = `this route takes x402 version ${route.x402Version}, the payment is version ${decoded.x402Version}`;
     return reject(rt, match, requestId, 'payment_version_mismatch', message);
   }
@@ -79,11 +83,11 @@ export async function readPayment(
   if (route.paymentIdentifier && decoded.x402Version === 2) {
     const reading = readPaymentIdentifier(decoded.extensions);
     if (reading.kind === 'malformed')
-      return respond(errorResponse('payment_identifier_invalid', requestId, reading.message));
+      return refuseMalformed(rt, match, requestId, 'payment_identifier_invalid', reading.message);
     if (reading.kind === 'present') identifier = reading.id;
     else if (route.paymentIdentifier.required) {
       const message = `this route requires a payment identifier in extensions["${PAYMENT_IDENTIFIER}"].info.id`;
-      return respond(errorResponse('payment_identifier_invalid', requestId, message));
+      return refuseMalformed(rt, match, requestId, 'payment_identifier_invalid', message);
     }
   }
 
@@ -107,7 +111,7 @@ export async function readPayment(
     if (!pre.known || !entry)
       return reject(rt, match, requestId, codeForReason(pre.reason, 'payment_invalid'), pre.message);
     pre = { ok: true, ...pre.known };
-  } else if (pre.authenticated !== false) {
+  } else if (pre.authenticated !== false && rt.replay !== 'strict') {
     authenticated.remember(key, header.value, pre.identity);
   }
 
@@ -121,15 +125,16 @@ export async function readPayment(
     request,
     entry: { id: pre.identity, owner: rt.ledger.owner(requestId) },
     validBefore: pre.validBefore,
+    payer: pre.payer,
     authenticated: pre.authenticated !== false,
   };
-  const paid: PaidRequest = {
+  const paid: PaymentRequest = {
     requestId,
     route: route.key,
     resource: match.resourceUrl,
     identity: pre.identity,
     payer: pre.payer,
-    x402Version: route.x402Version,
+    x402Version: decoded.x402Version,
     header: header.name,
     payload: forms.wirePayload,
     requirements: forms.wireRequirement,

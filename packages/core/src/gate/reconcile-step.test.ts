@@ -1,6 +1,7 @@
 // A retry of an uncertain payment (reconcile-step.ts, docs/ledger.md "Reconcile"): the chain
 // decides; without a chain reader the facilitator is asked again while the authorization is valid.
 import { describe, expect, it } from 'vitest';
+import type { GateResponse } from '../http/types';
 import type { PaymentPayload, SettleResponse } from '../protocol/schemas';
 import {
   codeOf,
@@ -11,7 +12,7 @@ import {
 } from '../test-support/gate-harness';
 import { TEST_TX } from '../test-support/scripted-facilitator';
 import { TEST_PAYER } from '../test-support/simple-scheme';
-import type { GateResponse, Outcome } from './types';
+import type { Outcome } from './types';
 
 const ON_CHAIN: SettleResponse = { success: true, transaction: TEST_TX, network: NETWORK, payer: TEST_PAYER };
 
@@ -105,7 +106,7 @@ describe('the chain shows the transfer', () => {
     expect(entry.state).toBe('settled');
     expect(entry.response).toBeUndefined();
     expect(entry.leaseUntil).toBeGreaterThan(h.clock.now);
-    const paid = await h.gate.finish(outcome.payment, {
+    const paid = await outcome.settle({
       status: 200,
       headers: {},
       body: Buffer.from('late'),

@@ -1,9 +1,10 @@
 import { type ErrorCode, httpStatusOf } from '../errors/codes';
 import { buildErrorBody } from '../errors/error-body';
-import { mergeHeaderList } from '../ledger/header-list';
-import { EXPOSED_PAYMENT_HEADERS, toStoredResponse } from '../ledger/settlement-ledger';
-import type { RouteMatch } from '../routes/compile-routes';
-import type { GateResponse, HandlerResponse, Outcome } from './types';
+import { mergeHeaderList } from '../http/header-list';
+import { EXPOSED_PAYMENT_HEADERS, toStoredResponse } from '../http/paid-response';
+import type { GateResponse, HandlerResponse } from '../http/types';
+import type { RouteMatch } from '../routes/types';
+import type { Outcome } from './types';
 
 /** Codes whose answer tells the client that retrying the exact payload is safe. */
 const RETRY_EXACT_PAYLOAD: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
@@ -53,6 +54,24 @@ export function challengeResponse(
   if (challenge.header !== undefined) headers['payment-required'] = challenge.header;
   if (extraHeaders) Object.assign(headers, extraHeaders);
   return { status: 402, headers, body: challenge.body };
+}
+
+/**
+ * A payment header the gate cannot read as a payment (not base64, not JSON, not a PaymentPayload,
+ * too long): 400, the HTTP transport's "Invalid Payment", with the Error body and still the route's
+ * challenge in PAYMENT-REQUIRED, so the client can pay. A v1 route has no challenge header: its 400
+ * carries the v1 challenge as the body, where a v1 client reads it.
+ */
+export function malformedPaymentResponse(
+  match: RouteMatch,
+  requestId: string,
+  code: ErrorCode,
+  message: string,
+): GateResponse {
+  const challenge = match.route.challenge(match.resourceUrl, code);
+  if (challenge.header === undefined)
+    return { status: httpStatusOf(code), headers: baseHeaders(requestId), body: challenge.body };
+  return errorResponse(code, requestId, message, { 'payment-required': challenge.header });
 }
 
 export function respond(response: GateResponse): Outcome {

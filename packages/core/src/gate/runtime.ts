@@ -1,9 +1,9 @@
 import type { ErrorCode } from '../errors/codes';
 import type { SettlementLedger } from '../ledger/settlement-ledger';
-import type { RouteMatch } from '../routes/compile-routes';
+import type { RouteMatch } from '../routes/types';
 import type { AuthenticatedHeaders } from './authenticated-headers';
 import type { GateConfig } from './config';
-import { challengeResponse } from './responses';
+import { challengeResponse, malformedPaymentResponse } from './responses';
 import type { Outcome } from './types';
 
 /** What every step of a gate works with: its configuration and its settlement ledger. */
@@ -35,4 +35,19 @@ export function reject(
 ): Outcome {
   safeHook(rt, () => rt.hooks.onRejected?.(requestId, code, message));
   return { kind: 'respond', response: challengeResponse(match, requestId, code, extra) };
+}
+
+/**
+ * Refuses a payment header that is no readable payment with 400, the Error body and the route's
+ * challenge (docs/errors.md#payment_payload_invalid), and reports it (`onRejected`).
+ */
+export function refuseMalformed(
+  rt: GateRuntime,
+  match: RouteMatch,
+  requestId: string,
+  code: ErrorCode,
+  message: string,
+): Outcome {
+  safeHook(rt, () => rt.hooks.onRejected?.(requestId, code, message));
+  return { kind: 'respond', response: malformedPaymentResponse(match, requestId, code, message) };
 }

@@ -106,10 +106,11 @@ describe('settling after the handler', () => {
 });
 
 describe('a settlement the facilitator refuses', () => {
-  it('answers the challenge with the failed receipt, records it rejected with its message, reports its reason', async () => {
+  it('answers the challenge with the failed receipt, records it rejected with its message, reports its reason, when the chain shows nothing moved', async () => {
     const h = createGateHarness();
     const receipt = failed();
     settleAnswers(h, receipt);
+    h.scheme.reconcileAnswer = { status: 'unsettled' };
     const { response } = await h.run(h.pay(h.payment()));
     expect(response?.status).toBe(402);
     expect(codeOf(response)).toBe('payment_insufficient_funds');
@@ -128,10 +129,23 @@ describe('a settlement the facilitator refuses', () => {
         'invalid_exact_evm_insufficient_balance',
       ],
     ]);
+    expect(h.scheme.reconcileCalls).toBe(1);
+    expect(h.logger.lines).toContainEqual({
+      level: 'warn',
+      fields: {
+        requestId: response!.headers['x-request-id'],
+        id: entry.id,
+        reason: 'invalid_exact_evm_insufficient_balance',
+        code: 'payment_insufficient_funds',
+        chain: 'unsettled',
+      },
+      message: 'settlement refused',
+    });
   });
 
-  it('records the reason as message, and settlement_failed as reason, when the facilitator gives neither', async () => {
+  it('records the reason as message, and settlement_failed as reason, when the facilitator gives neither (no chain reader)', async () => {
     const h = createGateHarness();
+    h.scheme.hasChainReader = () => false;
     settleAnswers(h, failed({ errorMessage: undefined, errorReason: 'odd_refusal' }));
     await h.run(h.pay(h.payment()));
     expect((await h.onlyEntry()).error).toEqual({
@@ -139,6 +153,7 @@ describe('a settlement the facilitator refuses', () => {
       message: 'odd_refusal',
     });
     const other = createGateHarness();
+    delete other.scheme.reconcile;
     settleAnswers(other, failed({ errorMessage: undefined, errorReason: undefined }));
     const { response } = await other.run(other.pay(other.payment()));
     expect(codeOf(response)).toBe('payment_settlement_failed');
@@ -150,6 +165,146 @@ describe('a settlement the facilitator refuses', () => {
       'payment_settlement_failed',
       'settlement_failed',
     ]);
+    // Without a chain reader for the network, the facilitator's word stands: nothing to ask.
+    expect(h.scheme.reconcileCalls + other.scheme.reconcileCalls).toBe(0);
+  });
+});
+
+describe('a refusal the chain judges (a chain reader for the network)', () => {
+  const onChain = {
+    success: true,
+    transaction: OTHER_TX,
+    network: NETWORK,
+    payer: TEST_PAYER,
+    amount: '1000',
+  };
+
+  it.each([
+    ['unexpected_settle_error', ''],
+    ['invalid_exact_evm_transaction_failed', ''],
+    ['invalid_exact_evm_insufficient_balance', ''],
+    ['invalid_exact_evm_transfer_event_mismatch', TEST_TX],
+  ])(
+    'serves on the chain receipt, charged once, when the facilitator answers %s after its transfer landed',
+    async (reason, transaction) => {
+      const h = createGateHarness();
+      settleAnswers(h, failed({ errorReason: reason, transaction }));
+      const asked: Array<string | undefined> = [];
+      h.scheme.reconcileAnswer = (input) => {
+        asked.push(input.transaction);
+        return { status: 'settled', receipt: onChain };
+      };
+      const payment = h.payment();
+      const { response } = await h.run(h.pay(payment));
+      expect(response?.status).toBe(200);
+      expect(receiptOf(response!)).toEqual(onChain);
+      expect(asked).toEqual([transaction || undefined]);
+      const entry = await h.onlyEntry();
+      expect(entry).toMatchObject({ state: 'settled', transaction: OTHER_TX, receipt: onChain });
+      expect(entry.resolution).toBeUndefined();
+      expect(h.facilitator.calls.settle).toBe(0);
+      expect(h.recorder.of('onRejected')).toEqual([]);
+      expect(h.recorder.of('onTransfer')).toEqual([
+        [expect.objectContaining({ id: entry.id, transaction: OTHER_TX, via: 'request' })],
+      ]);
+      expect(h.logger.lines).toContainEqual({
+        level: 'warn',
+        fields: { requestId: expect.any(String), id: entry.id, reason, transaction: OTHER_TX },
+        message: 'facilitator refused a settlement the chain shows: served on the chain receipt',
+      });
+      // The retry of the exact payload gets the same answer, byte for byte.
+      const retry = await h.gate.handle(h.pay(payment));
+      expect(retry.kind).toBe('replay');
+      expect(Buffer.from((retry as { response: { body: Uint8Array } }).response.body)).toEqual(
+        Buffer.from(response!.body),
+      );
+    },
+  );
+
+  it('keeps it uncertain (502, retryable) when the chain cannot tell', async () => {
+    const h = createGateHarness();
+    settleAnswers(h, failed({ errorReason: 'unexpected_settle_error', errorMessage: 'boom' }));
+    h.scheme.reconcileAnswer = { status: 'unknown', message: 'rpc down' };
+    const { response } = await h.run(h.pay(h.payment()));
+    expect(response?.status).toBe(502);
+    expect(codeOf(response)).toBe('settlement_uncertain');
+    expect(await h.onlyEntry()).toMatchObject({
+      state: 'uncertain',
+      leaseUntil: 0,
+      error: {
+        code: 'settlement_uncertain',
+        message:
+          'the facilitator refused the settlement (unexpected_settle_error: boom) and the chain cannot tell yet: rpc down',
+      },
+    });
+    expect(h.recorder.of('onRejected')).toEqual([]);
+    expect(h.logger.messages('warn')).toContain(
+      'facilitator refused a settlement the chain cannot rule out: kept uncertain',
+    );
+  });
+
+  it.each([
+    'unexpected_settle_error',
+    'invalid_exact_evm_transaction_failed',
+    'invalid_exact_evm_nonce_already_used',
+    undefined,
+  ])(
+    'keeps it uncertain when the refusal (%s) names no transaction and the chain shows none yet: one it broadcast may still land',
+    async (reason) => {
+      const h = createGateHarness();
+      settleAnswers(h, failed({ errorReason: reason, errorMessage: undefined }));
+      h.scheme.reconcileAnswer = { status: 'unsettled' };
+      const { response } = await h.run(h.pay(h.payment()));
+      expect(response?.status).toBe(502);
+      expect(await h.onlyEntry()).toMatchObject({
+        state: 'uncertain',
+        error: {
+          code: 'settlement_uncertain',
+          message: `the facilitator refused the settlement (${reason ?? 'settlement_failed'}) without naming a transaction; the chain shows no transfer yet, and one it broadcast may still land`,
+        },
+      });
+    },
+  );
+
+  it('records the refusal when it names its transaction and the chain shows that transaction did not use the authorization', async () => {
+    const h = createGateHarness();
+    settleAnswers(h, failed({ errorReason: 'invalid_exact_evm_transaction_failed', transaction: TEST_TX }));
+    const asked: Array<string | undefined> = [];
+    h.scheme.reconcileAnswer = (input) => {
+      asked.push(input.transaction);
+      return { status: 'unsettled' };
+    };
+    const { response } = await h.run(h.pay(h.payment()));
+    expect(response?.status).toBe(402);
+    expect(codeOf(response)).toBe('payment_settlement_failed');
+    expect(asked).toEqual([TEST_TX]);
+    expect(await h.onlyEntry()).toMatchObject({ state: 'rejected' });
+  });
+
+  it('records the refusal when the chain says the authorization expired unused', async () => {
+    const h = createGateHarness();
+    settleAnswers(h, failed({ errorReason: 'unexpected_settle_error' }));
+    h.scheme.reconcileAnswer = { status: 'expired' };
+    const { response } = await h.run(h.pay(h.payment()));
+    expect(response?.status).toBe(402);
+    expect(await h.onlyEntry()).toMatchObject({
+      state: 'rejected',
+      error: { code: 'payment_settlement_failed', message: 'balance 0' },
+    });
+    expect(h.logger.lines.find((l) => l.message === 'settlement refused')?.fields).toMatchObject({
+      chain: 'expired',
+    });
+  });
+
+  it('runs the handler of a route that settles first on the chain receipt', async () => {
+    const h = createGateHarness();
+    settleAnswers(h, failed({ errorReason: 'unexpected_settle_error' }));
+    h.scheme.reconcileAnswer = { status: 'settled', receipt: onChain };
+    const { response, handlerRuns } = await h.run(h.pay(h.payment('GET /first'), '/first'));
+    expect(response?.status).toBe(200);
+    expect(handlerRuns).toBe(1);
+    expect(receiptOf(response!)).toEqual(onChain);
+    expect(await h.onlyEntry()).toMatchObject({ state: 'settled', transaction: OTHER_TX });
   });
 });
 
@@ -340,7 +495,11 @@ describe('settling an uncertain payment again (a retry)', () => {
       failed({ errorReason: 'invalid_exact_evm_nonce_already_used', errorMessage: 'nonce used' }),
     );
     expect((await h.run(h.pay(payment))).response?.status).toBe(502);
-    expect((await h.onlyEntry()).error).toEqual({ code: 'settlement_uncertain', message: 'nonce used' });
+    expect((await h.onlyEntry()).error).toEqual({
+      code: 'settlement_uncertain',
+      message:
+        'the facilitator refused the settlement (invalid_exact_evm_nonce_already_used: nonce used) and the chain cannot tell yet: rpc',
+    });
     settleAnswers(
       h,
       failed({ errorReason: 'invalid_exact_evm_nonce_already_used', errorMessage: undefined }),
@@ -349,7 +508,8 @@ describe('settling an uncertain payment again (a retry)', () => {
     await h.run(h.pay(payment));
     expect((await h.onlyEntry()).error).toEqual({
       code: 'settlement_uncertain',
-      message: 'settlement outcome unknown',
+      message:
+        'the facilitator refused the settlement (invalid_exact_evm_nonce_already_used) and the chain cannot tell yet: rpc',
     });
   });
 

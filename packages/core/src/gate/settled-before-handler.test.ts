@@ -89,7 +89,7 @@ async function request(gate: TollboothGate, payment: PaymentPayload) {
   if (outcome.kind !== 'proceed') return { kind: outcome.kind, response: outcome.response };
   handlerRuns += 1;
   const settlement = outcome.payment.settlement;
-  const response = await gate.finish(outcome.payment, {
+  const response = await outcome.settle({
     status: 200,
     headers: { 'content-type': 'application/json' },
     body: Buffer.from(`{"run":${handlerRuns}}`),
@@ -166,7 +166,7 @@ describe('a payment settled before its handler ran, its answer never produced', 
     });
     const outcome = await gate.handle(pay(payment));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
-    await gate.release(outcome.payment);
+    await outcome.release();
     clock += AFTER_EVERYTHING_MS;
     expect((await request(gate, payment)).response.status).toBe(200);
     const late = await request(gate, payment);
@@ -174,5 +174,74 @@ describe('a payment settled before its handler ran, its answer never produced', 
     expect(errorOf(late.response)).toBe('payment_already_used');
     expect(handlerRuns).toBe(1);
     expect(facilitator.calls.settle).toBe(1);
+  });
+});
+
+describe('a route that settles before its handler: one facilitator round trip', () => {
+  const paymentFor = (gate: TollboothGate) =>
+    buildPayment(gate.routes.get('GET /first')!.requirements[0]!, { now: Math.floor(clock / 1000) });
+
+  it('goes straight to /settle: no /verify call, one /settle call, and the handler runs on the receipt', async () => {
+    const gate = createGate('alpha');
+    const paid = await request(gate, paymentFor(gate));
+    expect(paid.response.status).toBe(200);
+    expect(paid.settlement).toMatchObject({ success: true, transaction: TEST_TX });
+    expect(facilitator.calls).toEqual({ verify: 0, settle: 1 });
+    expect(handlerRuns).toBe(1);
+    expect(await onlyEntry()).toMatchObject({ state: 'settled', response: { status: 200 } });
+  });
+
+  it('answers 402 with the reason code and records rejected when /settle refuses an invalid signature', async () => {
+    const gate = createGate('alpha');
+    const rejected: unknown[][] = [];
+    facilitator.settleScript = 'invalid';
+    const refused = await request(
+      createGate('alpha', { hooks: { onRejected: (...args) => void rejected.push(args) } }),
+      paymentFor(gate),
+    );
+    expect(refused.kind).toBe('respond');
+    expect(refused.response.status).toBe(402);
+    expect(errorOf(refused.response)).toBe('payment_signature_invalid');
+    expect(rejected).toHaveLength(1);
+    expect(facilitator.calls).toEqual({ verify: 0, settle: 1 });
+    expect(handlerRuns).toBe(0);
+    const entry = await onlyEntry();
+    expect(entry).toMatchObject({ state: 'rejected', error: { code: 'payment_signature_invalid' } });
+    expect(entry.leaseUntil).toBeLessThanOrEqual(clock + 10_000);
+  });
+
+  it('answers 503 facilitator_unavailable and gives the claim back when /settle never reached the facilitator', async () => {
+    const gate = createGate('alpha');
+    const payment = paymentFor(gate);
+    facilitator.settleScript = 'unreachable';
+    const down = await request(gate, payment);
+    expect(down.response.status).toBe(503);
+    expect(errorOf(down.response).code).toBe('facilitator_unavailable');
+    expect(await store.query({})).toHaveLength(0);
+    expect(handlerRuns).toBe(0);
+    facilitator.settleScript = 'success';
+    const retry = await request(gate, payment);
+    expect(retry.response.status).toBe(200);
+    expect(facilitator.calls).toEqual({ verify: 0, settle: 2 });
+  });
+
+  it('answers 502 and keeps the payment uncertain when /settle times out', async () => {
+    const gate = createGate('alpha');
+    facilitator.settleScript = 'timeout';
+    const lost = await request(gate, paymentFor(gate));
+    expect(lost.response.status).toBe(502);
+    expect(errorOf(lost.response).code).toBe('settlement_uncertain');
+    expect(await onlyEntry()).toMatchObject({ state: 'uncertain' });
+    expect(facilitator.calls).toEqual({ verify: 0, settle: 1 });
+  });
+
+  it('asks /verify first with verifyBeforeSettle, and a refusal there never reaches /settle', async () => {
+    const gate = createGate('alpha', { verifyBeforeSettle: true });
+    expect((await request(gate, paymentFor(gate))).response.status).toBe(200);
+    expect(facilitator.calls).toEqual({ verify: 1, settle: 1 });
+    facilitator.verifyScript = 'invalid';
+    const refused = await request(gate, paymentFor(gate));
+    expect(refused.response.status).toBe(402);
+    expect(facilitator.calls).toEqual({ verify: 2, settle: 1 });
   });
 });

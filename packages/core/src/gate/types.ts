@@ -1,4 +1,7 @@
-import type { HandlerResponse, LedgerEntry, LedgerResolution, StoredResponse } from '../ledger/types';
+import type { GateResponse, HandlerResponse, RequestView } from '../http/types';
+import type { AccessGrant } from '../ledger/access-types';
+import type { LedgerHooks } from '../ledger/hooks';
+import type { LedgerEntry } from '../ledger/types';
 import type {
   PaymentPayload,
   PaymentPayloadV1,
@@ -6,49 +9,26 @@ import type {
   PaymentRequirementsV1,
   SettleResponse,
 } from '../protocol/schemas';
-import type { CompiledRoute } from '../routes/compile-routes';
+import type { CompiledRoute } from '../routes/types';
 import type { PaymentIdentity } from '../scheme';
 
-/** What an adapter tells the gate about a request. */
-export interface RequestView {
-  /** Upper-case HTTP method. */
-  method: string;
-  /**
-   * The request URL as received, made absolute (`https://host/path?query`), **not** decoded or
-   * normalised by the framework: the gate does its own decoding so path tricks cannot bypass a
-   * paid route.
-   */
-  url: string;
-  /** Case-insensitive header lookup; multiple values joined with `, `. */
-  header(name: string): string | undefined;
-  /** The framework's own request object, for hooks. */
-  raw?: unknown;
-  /**
-   * The request body's bytes, read without consuming them (later parsers still read the body).
-   * The gate asks for it only for a payment carrying a payment identifier (its request fingerprint
-   * hashes the body), with the most bytes it takes; past them it throws `request_body_too_large`.
-   * Without it the body counts as empty.
-   */
-  body?(maxBytes: number): Promise<Uint8Array>;
-}
-
-/** A response the gate wants sent. Header names are lower-case; the body is exact bytes. */
-export type GateResponse = StoredResponse;
-
-/** What the handler produced, as captured by the adapter. */
-export type { HandlerResponse } from '../ledger/types';
-
-/** A payment the gate accepted for a request; passed back to `finish` or `release`. */
-export interface PaidRequest {
+/** What every request the gate lets through to its handler has. */
+interface LetThrough {
   /** The request id that appears in Error bodies and logs. */
   requestId: string;
   /** Route key, e.g. `GET /api/v1/fees/now`. */
   route: string;
   /** Resource URL of the route. */
   resource: string;
+  /** The payment: the one this request carries, or the one that bought its signed-in access. */
   identity: PaymentIdentity;
   payer: string;
-  /** `2` for `PAYMENT-SIGNATURE` / v2 routes, `1` for a v1 route paid with `X-PAYMENT`. */
+}
+
+/** A payment the gate accepted for a request (the `proceed` outcome's `payment`). */
+export interface PaymentRequest extends LetThrough {
+  via?: 'payment';
+  /** The version of the payment: `1` for a v1 payload (a v1 route, or `acceptV1Payments`), else `2`. */
   x402Version: 1 | 2;
   /** Which header carried the payment: the receipt goes back in the matching response header. */
   header: 'payment-signature' | 'x-payment';
@@ -57,6 +37,20 @@ export interface PaidRequest {
   /** Present when the route settles before the handler runs. */
   settlement?: SettleResponse;
 }
+
+/**
+ * A request let in by sign-in-with-x (docs/sign-in-with-x.md): its signer holds access to the
+ * route that an earlier payment bought; nothing is paid or settled. `identity` is that payment.
+ */
+export interface SignedInRequest extends LetThrough {
+  via: 'sign-in';
+  /** The access grant this request took a use of (after the use). */
+  access: AccessGrant;
+  settlement?: undefined;
+}
+
+/** A request the gate lets through to its handler: paid, or signed in. */
+export type PaidRequest = PaymentRequest | SignedInRequest;
 
 /** The gate's verdict on a request. */
 export type Outcome =
@@ -77,24 +71,6 @@ export type Outcome =
       settle(response: HandlerResponse): Promise<GateResponse>;
       release(): Promise<void>;
     };
-
-/** A transfer the ledger learnt of: one per payment that moved money, whoever confirmed it. */
-export interface TransferEvent {
-  /** The payment identity (ledger id). */
-  id: PaymentIdentity;
-  /** Route key. */
-  route: string;
-  network: string;
-  payer?: string | undefined;
-  transaction?: string | undefined;
-  /**
-   * Who confirmed it: `request` (the paying request's own settle), `retry` (a retry of an
-   * uncertain payment: found on chain or settled again), `reconciler` (the background job).
-   */
-  via: 'request' | 'retry' | 'reconciler';
-  /** The request whose settle or retry confirmed it; absent for the reconciler. */
-  request?: RequestView | undefined;
-}
 
 /** A request at a paid route, as the lifecycle hooks see it. */
 export interface GateEvent {
@@ -122,13 +98,18 @@ export interface GateFailure extends GateEvent {
  * of a paid request: `onMatched`, then `onChallenge` (no payment), or `onVerified` then
  * `onSettled`, or `onReplay`, or `onFailed`.
  */
-export interface GateHooks {
+export interface GateHooks extends LedgerHooks {
   /** A request matched a paid route, before any check (its availability, its payment). */
   onMatched?(event: GateEvent): void;
   /** A request without a payment was answered the 402 challenge (or the paywall page). */
   onChallenge?(event: GateEvent): void;
   /** A payment was verified and claimed: the handler runs next. */
   onVerified?(event: GateEvent & { payment: PaidRequest }): void;
+  /**
+   * A request was let in by sign-in-with-x (docs/sign-in-with-x.md): a use of the access an earlier
+   * payment bought was taken, the handler runs next, nothing is paid (a 200 with no revenue).
+   */
+  onSignedIn?(event: GateEvent & { payment: SignedInRequest }): void;
   /**
    * A matched request answered 400 or more by the gate: refused before or at its payment, or its
    * payment failed after the handler ran. Not the plain challenge, a route precondition's own
@@ -148,28 +129,17 @@ export interface GateHooks {
    * the request that carried the payment.
    */
   onReleased?(payment: PaidRequest, status: number | undefined, request: RequestView): void;
-  /** Once per transfer, when the ledger records it as settled (metrics: transfers apart from replays). */
-  onTransfer?(event: TransferEvent): void;
   /**
    * A settled payment's stored answer was sent again (a retry or a duplicate); `request` is the
    * request it answers.
    */
   onReplay?(entry: LedgerEntry, request: RequestView): void;
-  /** The reconciler or a retry resolved an entry its own request could not (see `LedgerResolution`). */
-  onResolved?(
-    entry: Pick<LedgerEntry, 'id' | 'route' | 'network' | 'payer'>,
-    resolution: LedgerResolution,
-  ): void;
 }
 
 /** The framework-neutral payment gate. */
 export interface PaymentGate {
+  /** A `proceed` outcome ends its payment by its own `settle(response)` or `release()`, once. */
   handle(request: RequestView): Promise<Outcome>;
-  /**
-   * Settles (unless the handler failed) and returns exactly what to send. Never throws. The same
-   * as the `proceed` outcome's own `settle`.
-   */
-  finish(payment: PaidRequest, response: HandlerResponse): Promise<GateResponse>;
-  /** The handler threw: release the claim, nothing is charged. The same as the outcome's `release`. */
-  release(payment: PaidRequest): Promise<void>;
 }
+
+export type { LedgerHooks, TransferEvent } from '../ledger/hooks';

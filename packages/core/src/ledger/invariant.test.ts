@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredResponse } from '../http/types';
 import { assertLedgerInvariant, settlesWithStoredResponse } from './invariant';
-import type { LedgerState, StoredResponse } from './types';
+import type { LedgerState } from './types';
 
 const answer = (status: number): StoredResponse => ({ status, headers: {}, body: new Uint8Array([1]) });
 

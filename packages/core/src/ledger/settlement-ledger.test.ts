@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryLedgerStore } from './memory/index';
-import {
-  EXPOSED_PAYMENT_HEADERS,
-  type NewEntryInput,
-  SettlementLedger,
-  toPaidResponse,
-  toStoredResponse,
-} from './settlement-ledger';
+import { type NewEntryInput, SettlementLedger } from './settlement-ledger';
 import type { LedgerEntry, LedgerResolution, LedgerState, LedgerStore } from './types';
 
 const LEASE = 9_000;
@@ -132,11 +126,15 @@ describe('SettlementLedger', () => {
     const { ledger } = setup();
     const binding = { key: '0xpayer:pay_1', fingerprint: 'f1', entry: 'id-1', createdAt: 1, expiresAt: 2 };
     expect(await ledger.identifier(binding.key)).toBeUndefined();
-    expect(await ledger.bindIdentifier(binding)).toStrictEqual(binding);
+    const first = { ...binding, version: 1 };
+    expect(await ledger.bindIdentifier(binding)).toStrictEqual({ bound: true, binding: first });
     const other = { ...binding, fingerprint: 'f2', entry: 'id-2' };
-    expect(await ledger.bindIdentifier(other)).toStrictEqual(binding);
-    expect(await ledger.bindIdentifier(other, 'id-1')).toStrictEqual(other);
-    expect(await ledger.identifier(binding.key)).toStrictEqual(other);
+    expect(await ledger.bindIdentifier(other)).toStrictEqual({ bound: false, binding: first });
+    expect(await ledger.bindIdentifier(other, { entry: 'id-1', version: 1 })).toStrictEqual({
+      bound: true,
+      binding: { ...other, version: 2 },
+    });
+    expect(await ledger.identifier(binding.key)).toStrictEqual({ ...other, version: 2 });
   });
 
   describe('transition', () => {
@@ -313,6 +311,26 @@ describe('SettlementLedger', () => {
       expect(ledger.replayUntil(at(1_000, 999_000, { maxTimeoutSeconds: '30' }))).toBe(1_029_000);
     });
 
+    it('lasts as long as the ledger keeps an entry resolved after its request (its answer never delivered)', () => {
+      const { ledger } = setup();
+      const resolved = {
+        ...at(1_000, 999_000, { maxTimeoutSeconds: 60 }),
+        expiresAt: 87_400_000,
+        resolution: {
+          by: 'reconciler',
+          instance: 'a',
+          at: 1,
+          from: 'uncertain',
+          action: 'confirmed-on-chain',
+          attempts: 1,
+        },
+      } as LedgerEntry;
+      expect(ledger.replayUntil(resolved)).toBe(87_400_000);
+      expect(ledger.replayUntil({ ...resolved, resolution: undefined } as LedgerEntry)).toBe(1_059_000);
+      // Never shorter than the window, whatever the retention.
+      expect(ledger.replayUntil({ ...resolved, expiresAt: 1_000 })).toBe(1_059_000);
+    });
+
     it.each([
       ['no requirements', undefined],
       ['null requirements', null],
@@ -391,76 +409,5 @@ describe('SettlementLedger', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]![0]).toMatchObject({ code: 'ledger_unavailable' });
     expect(errors[0]![1]).toBe(entry.id);
-  });
-});
-
-describe('toPaidResponse', () => {
-  const receipt = { success: true, transaction: '0xabc', network: 'eip155:8453', payer: '0xpayer' } as const;
-
-  it('adds the receipt in the receipt header and exposes the payment headers, keeping status and body', () => {
-    const body = new Uint8Array([1, 2, 3]);
-    const paid = toPaidResponse(
-      { status: 201, headers: { 'content-type': 'text/plain' }, body },
-      'payment-response',
-      receipt,
-    );
-    expect(paid).toStrictEqual({
-      status: 201,
-      headers: {
-        'content-type': 'text/plain',
-        'payment-response': Buffer.from(JSON.stringify(receipt)).toString('base64'),
-        'access-control-expose-headers': EXPOSED_PAYMENT_HEADERS,
-      },
-      body,
-    });
-    expect(EXPOSED_PAYMENT_HEADERS).toBe('PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE');
-  });
-
-  it('uses X-PAYMENT-RESPONSE for a v1 payment and keeps the headers the handler exposed', () => {
-    const paid = toPaidResponse(
-      { status: 200, headers: { 'access-control-expose-headers': 'X-Trace' }, body: new Uint8Array() },
-      'x-payment-response',
-      receipt,
-    );
-    expect(JSON.parse(Buffer.from(paid.headers['x-payment-response']!, 'base64').toString())).toStrictEqual(
-      receipt,
-    );
-    expect(paid.headers['payment-response']).toBeUndefined();
-    expect(paid.headers['access-control-expose-headers']).toBe(`X-Trace, ${EXPOSED_PAYMENT_HEADERS}`);
-  });
-});
-
-describe('toStoredResponse', () => {
-  it('lower-cases header names, joins lists with commas and set-cookie values with newlines', () => {
-    const body = new Uint8Array([9]);
-    const stored = toStoredResponse({
-      status: 200,
-      headers: {
-        'Content-Type': 'application/json',
-        Vary: ['Accept', 'Origin'],
-        'Set-Cookie': ['a=1', 'b=2'],
-        'Content-Length': 12 as unknown as string,
-      },
-      body,
-    });
-    expect(stored).toStrictEqual({
-      status: 200,
-      headers: {
-        'content-type': 'application/json',
-        vary: 'Accept, Origin',
-        'set-cookie': 'a=1\nb=2',
-        'content-length': '12',
-      },
-      body,
-    });
-  });
-
-  it('adds extra headers over the handler’s own', () => {
-    const stored = toStoredResponse(
-      { status: 404, headers: { 'x-a': '1', 'x-b': '2' }, body: new Uint8Array() },
-      { 'x-b': 'extra', 'x-c': '3' },
-    );
-    expect(stored.headers).toStrictEqual({ 'x-a': '1', 'x-b': 'extra', 'x-c': '3' });
-    expect(stored.status).toBe(404);
   });
 });

@@ -1,11 +1,8 @@
-import { encodeHeader } from '../protocol/codec';
-import type { SettleResponse } from '../protocol/schemas';
 import type { PaymentIdentity } from '../scheme';
-import { mergeHeaderList } from './header-list';
 import { LeaseKeeper } from './lease-keeper';
 import {
+  type BindResult,
   type ClaimResult,
-  type HandlerResponse,
   type IdentifierBinding,
   IN_FLIGHT_STATES,
   type LedgerEntry,
@@ -14,14 +11,9 @@ import {
   type LedgerResolution,
   type LedgerState,
   type LedgerStore,
-  type StoredResponse,
+  type NewIdentifierBinding,
+  type ReplacedBinding,
 } from './types';
-
-/** Headers a browser client must be able to read. */
-export const EXPOSED_PAYMENT_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
-
-/** The response header that carries the receipt: `X-PAYMENT-RESPONSE` for a payment sent in `X-PAYMENT`. */
-export type ReceiptHeader = 'payment-response' | 'x-payment-response';
 
 /** Settings of the settlement ledger semantics. */
 export interface SettlementLedgerOptions {
@@ -176,10 +168,11 @@ export class SettlementLedger {
   }
 
   /**
-   * Binds a payment identifier to a payment, or to the one of `replaces` that charged nothing;
-   * returns the binding that holds now (another payment's, when it was first).
+   * Binds a payment identifier to a payment, or takes it over from the binding read before
+   * (`replaces`) if that one still holds and named a payment that charged nothing; `bound: false`
+   * with the binding in the way otherwise.
    */
-  bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity): Promise<IdentifierBinding> {
+  bindIdentifier(binding: NewIdentifierBinding, replaces?: ReplacedBinding): Promise<BindResult> {
     return this.store.bindIdentifier(binding, replaces);
   }
 
@@ -208,13 +201,30 @@ export class SettlementLedger {
     return entry.leaseUntil < now;
   }
 
-  /** Removes a claim that spent nothing (verify failed, handler failed). */
-  release(entry: Pick<LedgerEntry, 'id' | 'owner'>): Promise<boolean> {
-    return this.store.remove(entry.id, { state: ['claimed', 'verified'], owner: entry.owner });
+  /**
+   * Removes an entry that spent nothing, still held by its owner: by default a claim (verify
+   * failed, handler failed); `from` names other states a verb knows charged nothing.
+   */
+  release(
+    entry: Pick<LedgerEntry, 'id' | 'owner'>,
+    from: readonly LedgerState[] = ['claimed', 'verified'],
+  ): Promise<boolean> {
+    return this.store.remove(entry.id, { state: from, owner: entry.owner });
   }
 
-  /** End of the replay window of a settled entry (epoch ms): `validBefore`, at least `maxTimeoutSeconds`. */
+  /**
+   * End of the replay window of a settled entry (epoch ms): `validBefore`, at least
+   * `maxTimeoutSeconds` from the first request. The window bounds only an answer its own request
+   * delivered: an entry resolved later (by the reconciler or a retry: it has a `resolution`) holds
+   * an answer its first request never sent, and is replayed as long as the ledger keeps it
+   * (`expiresAt`, the retention).
+   */
   replayUntil(entry: LedgerEntry): number {
+    if (entry.resolution) return Math.max(entry.expiresAt, this.windowOf(entry));
+    return this.windowOf(entry);
+  }
+
+  private windowOf(entry: LedgerEntry): number {
     const maxTimeout = Number(
       (entry.requirements as { maxTimeoutSeconds?: unknown })?.maxTimeoutSeconds ?? 0,
     );
@@ -248,41 +258,4 @@ export class SettlementLedger {
       end();
     };
   }
-}
-
-/**
- * The paid answer: a handler's stored response with the settlement receipt in its receipt header
- * and the payment headers exposed to browsers.
- */
-export function toPaidResponse(
-  response: StoredResponse,
-  receiptHeader: ReceiptHeader,
-  receipt: SettleResponse,
-): StoredResponse {
-  return {
-    status: response.status,
-    headers: {
-      ...response.headers,
-      [receiptHeader]: encodeHeader(receipt),
-      'access-control-expose-headers': mergeHeaderList(
-        response.headers['access-control-expose-headers'],
-        EXPOSED_PAYMENT_HEADERS,
-      ),
-    },
-    body: response.body,
-  };
-}
-
-/** Flattens a handler's headers into a storable response (`set-cookie` values joined by `\n`). */
-export function toStoredResponse(
-  response: HandlerResponse,
-  extra: Record<string, string> = {},
-): StoredResponse {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers)) {
-    const lower = name.toLowerCase();
-    headers[lower] = Array.isArray(value) ? value.join(lower === 'set-cookie' ? '\n' : ', ') : String(value);
-  }
-  Object.assign(headers, extra);
-  return { status: response.status, headers, body: response.body };
 }

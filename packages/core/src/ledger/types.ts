@@ -1,4 +1,7 @@
+import type { StoredResponse } from '../http/types';
 import type { PaymentIdentity } from '../scheme';
+import type { AccessStore } from './access-types';
+import type { ReservationStore } from './reservation-types';
 
 /**
  * Life of one paid request in the settlement ledger (`docs/ledger.md#states`):
@@ -51,22 +54,6 @@ export interface LedgerResolution {
   attempts: number;
   /** What the chain or the facilitator said, for the operator. */
   note?: string;
-}
-
-/** An HTTP response exactly as it was (or will be) sent: replayed byte for byte. */
-export interface StoredResponse {
-  status: number;
-  /** Lower-case header names. */
-  headers: Record<string, string>;
-  body: Uint8Array;
-}
-
-/** What a handler produced, as an adapter captured it: the answer the ledger stores once paid. */
-export interface HandlerResponse {
-  status: number;
-  /** Lower-case header names. */
-  headers: Record<string, string | string[]>;
-  body: Uint8Array;
 }
 
 export interface LedgerEntry {
@@ -146,6 +133,11 @@ export interface IdentifierBinding {
   fingerprint: string;
   /** The ledger entry of the payment that answers this identifier. */
   entry: PaymentIdentity;
+  /**
+   * How many times the key was bound: 1 when first bound, one more each time a binding replaced
+   * the one before. Set by the store; a replacement names the version it read (docs/payment-identifier.md#a-released-identifier-is-taken-once).
+   */
+  version: number;
   createdAt: number;
   /**
    * Epoch ms after which the binding may be purged (the entry's own `expiresAt`) — unless the entry
@@ -153,6 +145,17 @@ export interface IdentifierBinding {
    */
   expiresAt: number;
 }
+
+/** A binding as the gate asks a store to make it: the store sets its `version`. */
+export type NewIdentifierBinding = Omit<IdentifierBinding, 'version'>;
+
+/** The binding a `bindIdentifier` call found replaceable: the entry it named, at the version read. */
+export type ReplacedBinding = Pick<IdentifierBinding, 'entry' | 'version'>;
+
+/** What `bindIdentifier` did: `bound` when it stored the binding, else the binding in the way. */
+export type BindResult =
+  | { bound: true; binding: IdentifierBinding }
+  | { bound: false; binding: IdentifierBinding };
 
 /**
  * Storage behind the settlement ledger. Every method is atomic: `claim` inserts only if no entry
@@ -164,8 +167,12 @@ export interface IdentifierBinding {
  * holds a response with a status of 400 or more. A claim or a patch that would store one throws
  * `ledger_invariant_violation` and changes nothing; a patch to `settled` that would keep an error
  * response already stored does not apply (returns `undefined`).
+ *
+ * The sign-in methods ({@link AccessStore}) are optional for a store of your own: the built-in
+ * stores have them, and a gate with a sign-in route refuses to start without them. So are the
+ * balance reservations ({@link ReservationStore}): a gate with a `reserveBalance` route needs them.
  */
-export interface LedgerStore {
+export interface LedgerStore extends Partial<AccessStore>, Partial<ReservationStore> {
   /** Inserts `entry` unless an entry with its id exists; returns the existing one otherwise. */
   claim(entry: LedgerEntry): Promise<ClaimResult>;
   get(id: PaymentIdentity): Promise<LedgerEntry | undefined>;
@@ -180,15 +187,19 @@ export interface LedgerStore {
   /** Read-only listing for operators. */
   query(query: LedgerQuery): Promise<LedgerEntry[]>;
   /**
-   * Binds a payment identifier, atomically: stores `binding` when its key is not bound yet, or when
-   * it is bound to the entry `replaces` (a payment that was never charged: released or rejected).
-   * Returns the binding the key has afterwards, which is `binding` exactly when it was stored.
+   * Binds a payment identifier, atomically. Without `replaces`, stores `binding` (version 1) only
+   * when its key is not bound. With `replaces`, also takes the key over from the binding read
+   * before — only if the key is still bound to `replaces.entry` at `replaces.version`, and that
+   * entry is absent or `rejected` (it charged nothing), or is `binding.entry` itself (the caller
+   * just claimed it again); the stored binding's version is one more. Two callers that read one
+   * binding can therefore never both replace it (docs/payment-identifier.md#a-released-identifier-is-taken-once).
    */
-  bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity): Promise<IdentifierBinding>;
+  bindIdentifier(binding: NewIdentifierBinding, replaces?: ReplacedBinding): Promise<BindResult>;
   getIdentifier(key: string): Promise<IdentifierBinding | undefined>;
   /**
    * Deletes entries and identifier bindings whose `expiresAt` is before `now` (epoch ms), except
-   * those docs/ledger.md#purging keeps; returns how many.
+   * those docs/ledger.md#purging keeps, and expired access grants and nonce claims (`AccessStore`);
+   * returns how many.
    */
   purgeExpired(now: number): Promise<number>;
   close(): Promise<void>;

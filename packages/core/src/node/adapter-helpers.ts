@@ -1,8 +1,8 @@
 import { isAscii } from 'node:buffer';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { buffer } from 'node:stream/consumers';
-import type { GateResponse, HandlerResponse } from '../gate/types';
-import { mergeHeaderList } from '../ledger/header-list';
+import { mergeHeaderList } from '../http/header-list';
+import type { GateResponse, HandlerResponse } from '../http/types';
 
 /**
  * A framework's response headers as the gate takes them: lower-case names, strings or string

@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { GateResponse, HandlerResponse, RequestView } from '../gate/types';
+import type { GateResponse, HandlerResponse, RequestView } from '../http/types';
 import { applyGateHeaders, type HeaderTarget, sendableBody, toHandlerHeaders } from './adapter-helpers';
 import { peekRequestBody } from './peek-body';
 

@@ -20,3 +20,4 @@ export {
   writeGateResponse,
 } from './buffer-response';
 export { peekRequestBody } from './peek-body';
+export { asteriskFormRefusal } from './request-target';

@@ -1,4 +1,4 @@
-import type { GateResponse, RequestView } from '../gate/types';
+import type { GateResponse, RequestView } from '../http/types';
 import type { PaymentRequired } from '../protocol/schemas';
 import { checkPaywallOptions, type PaywallOptions, resolvePaywallOptions } from './paywall-options';
 import { prefersHtml } from './prefers-html';
@@ -31,10 +31,14 @@ export interface BrowserPaywall {
 export function createBrowserPaywall(options: PaywallOptions | true): BrowserPaywall {
   const resolved = resolvePaywallOptions(options);
   const pages = new Map<string, Uint8Array>();
-  const pageOf = (header: string, body: Uint8Array): Uint8Array => {
+  // The page pays from the compact challenge of PAYMENT-REQUIRED, as an x402 client does, never from
+  // the 402 body: the body's extensions carry whole schemas, and the payment echoes the extensions
+  // it was built from. Built from the header, PAYMENT-SIGNATURE stays within a proxy's default
+  // header buffers (docs/production.md#the-size-of-a-payment).
+  const pageOf = (header: string): Uint8Array => {
     let page = pages.get(header);
     if (page === undefined) {
-      const challenge = JSON.parse(Buffer.from(body).toString('utf8')) as PaymentRequired;
+      const challenge = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as PaymentRequired;
       page = Buffer.from(renderPaywallPage(challenge, resolved), 'utf8');
       if (pages.size >= PAGES_MAX) pages.delete(pages.keys().next().value as string);
       pages.set(header, page);
@@ -62,7 +66,7 @@ export function createBrowserPaywall(options: PaywallOptions | true): BrowserPay
           'x-content-type-options': 'nosniff',
           'referrer-policy': 'no-referrer',
         },
-        body: pageOf(header, challenge.body),
+        body: pageOf(header),
       };
     },
   };

@@ -1,7 +1,8 @@
 import { Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createPaymentGate } from '../gate/create-payment-gate';
-import type { GateResponse, Outcome, RequestView } from '../gate/types';
+import type { Outcome } from '../gate/types';
+import type { GateResponse, RequestView } from '../http/types';
 import type { PaymentRequired } from '../protocol/schemas';
 import type { RoutesConfig } from '../routes/types';
 import { createScriptedFacilitator } from '../test-support/scripted-facilitator';
@@ -85,6 +86,37 @@ describe('the browser paywall of the gate', () => {
     expect(html).not.toContain('<b>fee</b>');
     const embedded = /<script id="x402-challenge" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!;
     expect(JSON.parse(embedded)).toEqual(JSON.parse(text(json)));
+  });
+
+  it('pays from the compact challenge of PAYMENT-REQUIRED, not the 402 body with its whole schemas', async () => {
+    const schema = {
+      type: 'object',
+      properties: { answer: { type: 'string', description: 'x'.repeat(8_000) } },
+    };
+    const gate = createPaymentGate({
+      routes: {
+        'GET /paid': {
+          ...routes['GET /paid']!,
+          extensions: { bazaar: { info: { output: { type: 'json' } }, schema } },
+          headerExtensions: { bazaar: { info: { output: { type: 'json' } } } },
+        },
+      },
+      schemes: [createSimpleScheme()],
+      facilitator: createScriptedFacilitator(),
+      baseUrl: BASE,
+      reconcileIntervalMs: 0,
+      paywall: true,
+    });
+    const json = responseOf(await gate.handle(view('/paid')));
+    const page = responseOf(await gate.handle(view('/paid', { accept: BROWSER_ACCEPT })));
+    const header = JSON.parse(Buffer.from(page.headers['payment-required']!, 'base64').toString('utf8'));
+    const embedded = /<script id="x402-challenge" type="application\/json">(.*?)<\/script>/s.exec(
+      text(page),
+    )![1]!;
+    expect(JSON.parse(embedded)).toEqual(header);
+    expect(JSON.parse(embedded).extensions).toEqual({ bazaar: { info: { output: { type: 'json' } } } });
+    expect(text(json)).toContain('x'.repeat(8_000));
+    expect(text(page)).not.toContain('x'.repeat(100));
   });
 
   it.each([

@@ -10,7 +10,8 @@ import { createPaymentGate, type TollboothGate } from '../gate/create-payment-ga
 import type { GateLogger, PaymentGateOptions } from '../gate/options';
 import { type PaymentHeader, type PaymentRead, readPayment } from '../gate/read-payment';
 import type { GateRuntime } from '../gate/runtime';
-import type { GateHooks, GateResponse, HandlerResponse, Outcome, RequestView } from '../gate/types';
+import type { GateHooks, Outcome } from '../gate/types';
+import type { GateResponse, HandlerResponse, RequestView } from '../http/types';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
 import { SettlementLedger } from '../ledger/settlement-ledger';
 import type { LedgerEntry, LedgerStore } from '../ledger/types';
@@ -72,6 +73,7 @@ export function recordingHooks(): HookRecorder {
     'onMatched',
     'onChallenge',
     'onVerified',
+    'onSignedIn',
     'onFailed',
     'onSettled',
     'onRejected',
@@ -167,7 +169,7 @@ export function gateParts(options: HarnessOptions = {}): GateParts {
 
 export interface RunResult {
   outcome: Outcome;
-  /** What the client gets: the gate's answer, or the handler's through `finish`. */
+  /** What the client gets: the gate's answer, or the handler's through the outcome's `settle`. */
   response: GateResponse | undefined;
   handlerRuns: number;
 }
@@ -211,7 +213,7 @@ export function createGateHarness(options: HarnessOptions = {}): GateHarness {
       if (outcome.kind === 'pass') return { outcome, response: undefined, handlerRuns: 0 };
       if (outcome.kind !== 'proceed') return { outcome, response: outcome.response, handlerRuns: 0 };
       runs += 1;
-      const response = await on.finish(outcome.payment, handlerResponse(status, `{"run":${runs}}`));
+      const response = await outcome.settle(handlerResponse(status, `{"run":${runs}}`));
       return { outcome, response, handlerRuns: 1 };
     },
     async onlyEntry() {

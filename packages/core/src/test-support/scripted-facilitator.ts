@@ -5,7 +5,15 @@ import type { FacilitatorClient } from '../facilitator/types';
 import type { SettleResponse, SupportedResponse, VerifyResponse } from '../protocol/schemas';
 
 export type VerifyScript = 'valid' | 'invalid' | 'insufficient' | 'timeout' | '5xx' | 'garbage';
-export type SettleScript = 'success' | 'failure' | 'pending' | 'timeout' | '5xx' | 'garbage';
+export type SettleScript =
+  | 'success'
+  | 'failure'
+  | 'invalid'
+  | 'pending'
+  | 'timeout'
+  | 'unreachable'
+  | '5xx'
+  | 'garbage';
 
 export interface ScriptedFacilitator extends FacilitatorClient {
   verifyScript: VerifyScript;
@@ -59,10 +67,26 @@ export function createScriptedFacilitator(): ScriptedFacilitator {
             network,
             payer,
           };
+        case 'invalid':
+          return {
+            success: false,
+            errorReason: 'invalid_exact_evm_signature',
+            transaction: '',
+            network,
+            payer,
+          };
         case 'pending':
           return { success: false, errorReason: 'settlement_pending', transaction: TEST_TX, network, payer };
         case 'timeout':
           throw new FacilitatorError('timeout', 'settle', 'no answer within 30000 ms');
+        case 'unreachable': {
+          // What the HTTP client throws when undici's connection is refused.
+          const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4021'), {
+            code: 'ECONNREFUSED',
+          });
+          const cause = new TypeError('fetch failed', { cause: refused });
+          throw new FacilitatorError('network', 'settle', 'fetch failed', { cause, unreached: true });
+        }
         case '5xx':
           throw new FacilitatorError('http-5xx', 'settle', 'HTTP 502', { httpStatus: 502 });
         case 'garbage':

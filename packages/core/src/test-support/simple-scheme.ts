@@ -90,6 +90,17 @@ export function createSimpleScheme(): SimpleScheme {
   return scheme;
 }
 
+/**
+ * The simple scheme with a chain that shows every authorization unused and valid: a settlement
+ * the facilitator refuses for a reason that rules out sending is then refused (the chain judges
+ * every refusal it can see).
+ */
+export function createQuietChainScheme(): SimpleScheme {
+  const scheme = createSimpleScheme();
+  scheme.reconcileAnswer = { status: 'unsettled' };
+  return scheme;
+}
+
 /** Builds a v2 payment payload for requirements; `overrides` patch the authorization. */
 export function buildPayment(
   requirements: PaymentRequirements,

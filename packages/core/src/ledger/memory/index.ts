@@ -1,3 +1,5 @@
+export { ACCESS_QUERY_DEFAULT_LIMIT, accessQueryLimit, newerGrantFirst } from './memory-access';
+export { assertReservationAmount } from './memory-reservations';
 export {
   createMemoryLedgerStore,
   LEDGER_QUERY_DEFAULT_LIMIT,

@@ -140,14 +140,21 @@ describe('createMemoryLedgerStore', () => {
     store = createMemoryLedgerStore({ purgeIntervalMs: 0 });
     const binding = { key: 'k', fingerprint: 'f', entry: 'e', createdAt: 1, expiresAt: 100 };
     const bound = await store.bindIdentifier(binding);
-    bound.entry = 'changed';
+    bound.binding.entry = 'changed';
     binding.fingerprint = 'changed';
     const got = await store.getIdentifier('k');
-    expect(got).toStrictEqual({ key: 'k', fingerprint: 'f', entry: 'e', createdAt: 1, expiresAt: 100 });
+    expect(got).toStrictEqual({
+      key: 'k',
+      fingerprint: 'f',
+      entry: 'e',
+      version: 1,
+      createdAt: 1,
+      expiresAt: 100,
+    });
     got!.entry = 'changed';
     const again = await store.bindIdentifier({ ...binding, entry: 'other' });
-    expect(again.entry).toBe('e');
-    again.entry = 'changed';
+    expect(again.binding.entry).toBe('e');
+    again.binding.entry = 'changed';
     expect((await store.getIdentifier('k'))?.entry).toBe('e');
   });
 

@@ -1,7 +1,10 @@
 import { TollboothError } from '../../errors/index';
 import type { PaymentIdentity } from '../../scheme';
+import type { AccessStore } from '../access-types';
 import { assertLedgerInvariant, settlesWithStoredResponse } from '../invariant';
+import type { ReservationStore } from '../reservation-types';
 import {
+  type BindResult,
   type ClaimResult,
   type IdentifierBinding,
   LEDGER_ERROR_STATUS,
@@ -11,7 +14,12 @@ import {
   type LedgerQuery,
   type LedgerState,
   type LedgerStore,
+  type NewIdentifierBinding,
+  type ReplacedBinding,
 } from '../types';
+import { copy, ingest, put, SEALED_FIELDS, seal } from './copy';
+import { createMemoryAccessBook } from './memory-access';
+import { createMemoryReservationBook } from './memory-reservations';
 
 /** Options of {@link createMemoryLedgerStore}. Every field is optional; see {@link MEMORY_LEDGER_STORE_DEFAULTS}. */
 export interface MemoryLedgerStoreOptions {
@@ -83,84 +91,6 @@ function resolveLimit(limit: number | undefined): number {
   return value;
 }
 
-/**
- * Parts of entries the store has deep-copied and deep-frozen itself (roots only): immutable all the
- * way down, so entries handed out can share them instead of copying them.
- */
-const sealed = new WeakSet<object>();
-
-/**
- * Deep copy of what the ledger holds (JSON values and byte arrays), several times faster than
- * `structuredClone`. Byte arrays come back as plain `Uint8Array`s, as with `structuredClone`;
- * anything else that is not a plain object or array goes through it. Sealed parts are shared.
- */
-function copy<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || sealed.has(value)) return value;
-  if (Array.isArray(value)) return value.map(copy) as T;
-  if (value instanceof Uint8Array) return new Uint8Array(value) as T;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) put(out, key, copy((value as Record<string, unknown>)[key]));
-  return out as T;
-}
-
-/**
- * `out[key] = value`, except that an own `__proto__` key (which `JSON.parse` makes from a client's
- * payload) stays an own property instead of setting the copy's prototype.
- */
-function put(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    out[key] = value;
-  }
-}
-
-/** Set by {@link frozenCopy} when it meets a part that cannot be frozen. */
-let meltable = false;
-
-/** {@link copy} with every plain object and array frozen; byte arrays and exotic objects copied as they are. */
-function frozenCopy(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
-  const proto = Object.getPrototypeOf(value);
-  if (value instanceof Uint8Array || (proto !== Object.prototype && proto !== null)) {
-    meltable = true;
-    return copy(value);
-  }
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) put(out, key, frozenCopy((value as Record<string, unknown>)[key]));
-  return Object.freeze(out);
-}
-
-/**
- * The store's private copy of a part of an entry that the gate writes once and only reads
- * afterwards (payload, requirements). When it holds nothing that can't be frozen (byte arrays,
- * exotic objects), it is deep-frozen and sealed: one copy when stored, none when handed out.
- * Otherwise it is copied on the way out like everything else.
- */
-function seal<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || sealed.has(value)) return value;
-  meltable = false;
-  const out = frozenCopy(value) as T & object;
-  if (!meltable) sealed.add(out);
-  return out;
-}
-
-/** Fields stored sealed: written at claim time and only read afterwards. */
-const SEALED_FIELDS: ReadonlySet<string> = new Set(['payload', 'requirements']);
-
-/** The store's own copy of an entry given to it: payload and requirements sealed, the rest copied. */
-function ingest(entry: LedgerEntry): LedgerEntry {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(entry)) {
-    const value = (entry as unknown as Record<string, unknown>)[key];
-    put(out, key, SEALED_FIELDS.has(key) ? seal(value) : copy(value));
-  }
-  return out as unknown as LedgerEntry;
-}
-
 function holds(entry: LedgerEntry, expect: LedgerExpectation): boolean {
   return expect.state.includes(entry.state) && (expect.owner === undefined || entry.owner === expect.owner);
 }
@@ -188,7 +118,9 @@ function holds(entry: LedgerEntry, expect: LedgerExpectation): boolean {
  * await store.close();
  * ```
  */
-export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}): LedgerStore {
+export function createMemoryLedgerStore(
+  options: MemoryLedgerStoreOptions = {},
+): LedgerStore & AccessStore & ReservationStore {
   const { purgeIntervalMs, now } = resolveOptions(options);
   const entries = new Map<PaymentIdentity, LedgerEntry>();
   const byTransaction = new Map<string, Set<PaymentIdentity>>();
@@ -223,6 +155,23 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
   const assertOpen = (): void => {
     if (closed) throw new TollboothError('ledger_unavailable', 'The memory ledger store is closed');
   };
+  const access = createMemoryAccessBook(assertOpen, now);
+  const reservations = createMemoryReservationBook(assertOpen);
+
+  /**
+   * Whether a binding may be replaced: it is still the one the caller read, and the payment it
+   * names charged nothing (absent or rejected) or is the one the caller binds again.
+   */
+  const replaceable = (
+    existing: IdentifierBinding,
+    binding: NewIdentifierBinding,
+    replaces: ReplacedBinding | undefined,
+  ): boolean => {
+    if (!replaces || existing.entry !== replaces.entry || existing.version !== replaces.version) return false;
+    if (replaces.entry === binding.entry) return true;
+    const entry = entries.get(replaces.entry);
+    return entry === undefined || entry.state === 'rejected';
+  };
 
   const purge = (at: number): number => {
     let purged = 0;
@@ -242,7 +191,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
         purged += 1;
       }
     }
-    return purged;
+    return purged + access.purge(at) + reservations.purge(at);
   };
 
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -351,12 +300,14 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       }
     },
 
-    async bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity): Promise<IdentifierBinding> {
+    async bindIdentifier(binding: NewIdentifierBinding, replaces?: ReplacedBinding): Promise<BindResult> {
       assertOpen();
       const existing = identifiers.get(binding.key);
-      if (existing && (replaces === undefined || existing.entry !== replaces)) return { ...existing };
-      identifiers.set(binding.key, { ...binding });
-      return { ...binding };
+      if (existing && !replaceable(existing, binding, replaces))
+        return { bound: false, binding: { ...existing } };
+      const stored: IdentifierBinding = { ...binding, version: existing ? existing.version + 1 : 1 };
+      identifiers.set(binding.key, stored);
+      return { bound: true, binding: { ...stored } };
     },
 
     async getIdentifier(key: string): Promise<IdentifierBinding | undefined> {
@@ -364,6 +315,14 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       const binding = identifiers.get(key);
       return binding ? { ...binding } : undefined;
     },
+
+    grantAccess: access.grantAccess,
+    useAccess: access.useAccess,
+    returnAccess: access.returnAccess,
+    claimNonce: access.claimNonce,
+    queryAccess: access.queryAccess,
+    reserveBalance: reservations.reserveBalance,
+    releaseReservation: reservations.releaseReservation,
 
     async purgeExpired(at: number): Promise<number> {
       assertOpen();
@@ -376,6 +335,8 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       closed = true;
       entries.clear();
       identifiers.clear();
+      access.clear();
+      reservations.clear();
       byTransaction.clear();
       for (const ids of byState.values()) ids.clear();
     },

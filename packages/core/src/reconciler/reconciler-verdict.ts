@@ -1,4 +1,4 @@
-import { toPaidResponse } from '../ledger/settlement-ledger';
+import { toPaidResponse } from '../http/paid-response';
 import type { LedgerEntry, LedgerPatch, LedgerResolution, LedgerState } from '../ledger/types';
 import type { SettleResponse } from '../protocol/schemas';
 import type { ReconcileResult } from '../scheme';

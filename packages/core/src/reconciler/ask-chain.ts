@@ -1,3 +1,4 @@
+// Used by gate step 8 of 8 (judge-refusal) and the reconciler: what the chain says about a payment.
 import type { LedgerEntry } from '../ledger/types';
 import {
   type PaymentPayload,
@@ -22,8 +23,8 @@ export interface ChainQuestion {
 /**
  * Asks the chain what happened to a payment whose settlement outcome is unknown, through its
  * scheme's chain reader. Never throws: a scheme without a chain reader, or one that fails,
- * answers `unknown` (the entry stays uncertain, never "not paid"). An authorization the chain
- * shows unused after its `validBefore` is `expired`.
+ * answers `unknown` (the entry stays uncertain, never "not paid"). Only the chain reader says
+ * `expired` (by the chain's time); this server's clock decides nothing here.
  */
 export async function askChain(question: ChainQuestion, nowMs: number): Promise<ReconcileResult> {
   const { scheme } = question;
@@ -45,7 +46,8 @@ export async function askChain(question: ChainQuestion, nowMs: number): Promise<
   } catch (error) {
     answer = { status: 'unknown', message: error instanceof Error ? error.message : 'reconcile failed' };
   }
-  if (answer.status === 'unsettled' && now >= question.validBefore) return { status: 'expired' };
+  // Expiry is the chain's call (its block time past validBefore, a few blocks deep), never this
+  // server's clock: a transfer mined just before validBefore may be reported late.
   return answer;
 }
 

@@ -1,9 +1,9 @@
+import type { LedgerHooks } from '../ledger/hooks';
 import type { SettlementLedger } from '../ledger/settlement-ledger';
 import type { LedgerState } from '../ledger/types';
 import type { SchemeServer } from '../scheme';
-import type { GateHooks } from './types';
 
-/** A pino-compatible logger (the reconciler reports what it did at info, failures at warn). */
+/** A pino-compatible logger (the reconciler reports each resolution and failure at warn, a released claim at info). */
 export interface ReconcilerLogger {
   info?(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
@@ -22,7 +22,7 @@ export interface LedgerReconcilerOptions {
   /** Epoch ms clock. */
   now: () => number;
   logger?: ReconcilerLogger | undefined;
-  hooks?: Pick<GateHooks, 'onTransfer' | 'onResolved'>;
+  hooks?: LedgerHooks;
 }
 
 /** What one round did, by action. */

@@ -1,3 +1,11 @@
+import {
+  abandonSettling,
+  dropAbandonedClaim,
+  isSettling,
+  isUnspent,
+  recordVerdict,
+  takeOverUncertain,
+} from '../ledger/lifecycle';
 import type { LedgerEntry, LedgerResolution, LedgerState } from '../ledger/types';
 import { askChain, questionFor } from './ask-chain';
 import {
@@ -48,7 +56,8 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
   const resolver = () => ({ instance: ledger.instanceId, at: now() });
 
   function report(entry: LedgerEntry, done: LedgerResolution) {
-    logger?.info?.(
+    // A money event (a payer may be charged): at warn, so an operator sees every one.
+    logger?.warn(
       { id: entry.id, route: entry.route, action: done.action, from: done.from, note: done.note },
       'ledger reconciler resolved an entry',
     );
@@ -66,7 +75,7 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
       ? await askChain(question, now())
       : { status: 'unknown' as const, message: `no scheme serves the requirements of ${entry.route}` };
     const { patch, done, receipt } = verdictOf(resolver(), entry, from, answer, backoff);
-    const recorded = await ledger.transition({ id: entry.id, owner }, ['uncertain'], patch);
+    const recorded = await recordVerdict(ledger, { id: entry.id, owner }, patch);
     if (!recorded) {
       round.skipped += 1;
       return;
@@ -92,9 +101,9 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
 
   async function resolve(entry: LedgerEntry, round: ReconcileRound): Promise<void> {
     round.examined += 1;
-    if (entry.state === 'claimed' || entry.state === 'verified') {
+    if (isUnspent(entry)) {
       // Nothing was spent: verify passed at most. A retry claims it afresh.
-      if (await ledger.dropClaim(entry)) {
+      if (await dropAbandonedClaim(ledger, entry)) {
         round.released += 1;
         logger?.info?.(
           { id: entry.id, route: entry.route, from: entry.state },
@@ -105,17 +114,17 @@ export function createLedgerReconciler(options: LedgerReconcilerOptions): Ledger
     }
     let held: LedgerEntry | undefined;
     let from: LedgerState = entry.state;
-    if (entry.state === 'settling') {
+    if (isSettling(entry)) {
       const note = `owner ${entry.owner} stopped renewing its lease`;
-      const done = reconcilerResolution(resolver(), entry, 'settling', 'abandoned', note);
-      held = await ledger.takeOver(entry, owner, { state: 'uncertain', resolution: done });
+      const done = reconcilerResolution(resolver(), entry, entry.state, 'abandoned', note);
+      held = await abandonSettling(ledger, entry, owner, done);
       if (held) {
         round.abandoned += 1;
         report(entry, done);
       }
     } else {
       from = entry.resolution?.from ?? 'uncertain';
-      held = await ledger.takeOver(entry, owner);
+      held = await takeOverUncertain(ledger, entry, owner);
     }
     if (!held) {
       round.skipped += 1;

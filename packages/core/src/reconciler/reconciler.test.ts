@@ -2,6 +2,9 @@
 // without the payer, dead instances' leases, the ledger invariant after a failing handler, and
 // the request-target refusals (405 with Allow, #fragment).
 import { beforeEach, describe, expect, it } from 'vitest';
+import { createPaymentGate, type PaymentGateOptions, type TollboothGate } from '../gate/create-payment-gate';
+import type { TransferEvent } from '../gate/types';
+import type { GateResponse, RequestView } from '../http/types';
 import { createMemoryLedgerStore } from '../ledger/memory/index';
 import type { LedgerEntry, LedgerResolution, LedgerStore } from '../ledger/types';
 import { decodeHeaderJson, encodeHeader } from '../protocol/codec';
@@ -18,8 +21,6 @@ import {
   type SimpleScheme,
   TEST_PAY_TO,
 } from '../test-support/simple-scheme';
-import { createPaymentGate, type PaymentGateOptions, type TollboothGate } from './create-payment-gate';
-import type { GateResponse, RequestView, TransferEvent } from './types';
 
 const BASE = 'https://api.example.com';
 const network = 'eip155:8453';
@@ -84,7 +85,7 @@ async function run(on: TollboothGate, request: RequestView, status = 200) {
   if (outcome.kind === 'pass') throw new Error('expected a paid route');
   if (outcome.kind !== 'proceed') return { kind: outcome.kind, response: outcome.response, handlerRuns: 0 };
   const body = Buffer.from(JSON.stringify({ ok: status < 400, status }));
-  const response = await on.finish(outcome.payment, {
+  const response = await outcome.settle({
     status,
     headers: { 'content-type': 'application/json' },
     body,
@@ -201,7 +202,7 @@ describe('ledger reconciler', () => {
     const outcome = await other.handle(pay(payment));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
     // beta's handler finished and its settle is on the way when beta dies: the entry stays settling.
-    const settling = other.finish(outcome.payment, {
+    const settling = outcome.settle({
       status: 200,
       headers: {},
       body: Buffer.from('{"beta":1}'),
@@ -282,7 +283,7 @@ describe('a route that settles before its handler', () => {
     const payment = buildPayment(requirementOf('GET /first'));
     const outcome = await gate.handle(pay(payment, '/first'));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
-    await gate.release(outcome.payment);
+    await outcome.release();
     expect((await onlyEntry()).state).toBe('settled');
     const retry = await run(gate, pay(payment, '/first'));
     expect(retry.response.status).toBe(200);
@@ -295,7 +296,7 @@ describe('a route that settles before its handler', () => {
     const outcome = await other.handle(pay(payment, '/first'));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
     const waiting = run(gate, pay(payment, '/first'));
-    await other.finish(outcome.payment, { status: 200, headers: {}, body: Buffer.from('{"beta":1}') });
+    await outcome.settle({ status: 200, headers: {}, body: Buffer.from('{"beta":1}') });
     const answer = await waiting;
     expect(answer).toMatchObject({ kind: 'replay', handlerRuns: 0 });
     expect(Buffer.from(answer.response.body).toString()).toBe('{"beta":1}');
@@ -337,7 +338,7 @@ describe('errors after a settlement', () => {
     const outcome = await gate.handle(pay(payment, '/first'));
     if (outcome.kind !== 'proceed') throw new Error('expected proceed');
     // A handler answer the gate cannot even read: finish fails after the settlement.
-    const answer = await gate.finish(outcome.payment, {
+    const answer = await outcome.settle({
       status: 200,
       headers: {
         get 'content-type'(): string {

@@ -74,11 +74,12 @@ describe('askChain', () => {
     expect(await askChain(odd.q, 0)).toEqual({ status: 'unknown', message: 'reconcile failed' });
   });
 
-  it('calls an authorization unused from its validBefore on expired, and unsettled before it', async () => {
+  it("leaves expiry to the chain's time: an authorization the reader shows unused stays unsettled past validBefore on the server's clock", async () => {
     const { q } = question({ status: 'unsettled' });
-    expect(await askChain(q, (VALID_BEFORE - 1) * 1000 + 999)).toEqual({ status: 'unsettled' });
-    expect(await askChain(q, VALID_BEFORE * 1000)).toEqual({ status: 'expired' });
-    expect(await askChain(q, (VALID_BEFORE + 1) * 1000)).toEqual({ status: 'expired' });
+    expect(await askChain(q, (VALID_BEFORE - 1) * 1000)).toEqual({ status: 'unsettled' });
+    expect(await askChain(q, (VALID_BEFORE + 3_600) * 1000)).toEqual({ status: 'unsettled' });
+    const expired = question({ status: 'expired' });
+    expect(await askChain(expired.q, (VALID_BEFORE - 1) * 1000)).toEqual({ status: 'expired' });
   });
 
   it('passes an unknown answer through after validBefore (the chain may still show it)', async () => {

@@ -1,0 +1,3 @@
+export * from './header-list';
+export * from './paid-response';
+export type * from './types';
