@@ -2,7 +2,8 @@ import { hashDomain, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { linkBytecode } from './circle-token';
 import { CANONICAL_USDC } from './constants';
-import { type Devnet, startDevnet } from './start-devnet';
+import type { Devnet } from './devnet';
+import { startDevnet } from './start-devnet';
 import { buildAuthorization, bytesArgs, signAuthorization, vrsArgs } from './test-helpers';
 
 // Real anvil processes: allow for a busy 2-core machine running every suite at once.

@@ -4,8 +4,9 @@
  * to pay x402 APIs against it, then stays up until Ctrl-C.
  */
 import { parseArgs } from 'node:util';
+import { DEVNET_DEFAULTS, type DevnetTokenKind, type StartDevnetOptions } from './devnet-options';
 import { DevnetError } from './errors';
-import { DEVNET_DEFAULTS, type DevnetTokenKind, type StartDevnetOptions, startDevnet } from './start-devnet';
+import { startDevnet } from './start-devnet';
 
 const USAGE = `Usage: tollbooth-devnet [options]
 

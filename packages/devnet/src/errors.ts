@@ -1,4 +1,9 @@
-/** Stable codes of the errors `@tollbooth/devnet` throws. */
+import { TollboothError, type TollboothErrorOptions } from '@tollbooth/core';
+
+/**
+ * Stable codes of the errors `@tollbooth/devnet` throws, each in core's code table
+ * (`ERROR_CODES`, docs/errors.md#devnet-errors).
+ */
 export const DEVNET_ERROR_CODES = {
   /** An option of `startDevnet` is invalid; the message lists every problem. */
   INVALID_OPTIONS: 'ERR_DEVNET_INVALID_OPTIONS',
@@ -15,13 +20,12 @@ export const DEVNET_ERROR_CODES = {
 /** One of {@link DEVNET_ERROR_CODES}. */
 export type DevnetErrorCode = (typeof DEVNET_ERROR_CODES)[keyof typeof DEVNET_ERROR_CODES];
 
-/** The error `@tollbooth/devnet` throws, with a stable {@link DevnetErrorCode}. */
-export class DevnetError extends Error {
-  override readonly name = 'DevnetError';
-  readonly code: DevnetErrorCode;
+/** The error `@tollbooth/devnet` throws: a {@link TollboothError} with a {@link DevnetErrorCode}. */
+export class DevnetError extends TollboothError {
+  override readonly name: string = 'DevnetError';
+  declare readonly code: DevnetErrorCode;
 
-  constructor(code: DevnetErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+  constructor(code: DevnetErrorCode, message: string, options: TollboothErrorOptions = {}) {
+    super(code, message, options);
   }
 }

@@ -2,6 +2,14 @@ export { anvilAccount, type DevnetAccount } from './accounts';
 export { ANVIL_PACKAGE, resolveAnvilPath } from './anvil';
 export { CIRCLE_PACKAGE } from './circle-token';
 export { ANVIL_MNEMONIC, CANONICAL_USDC, MULTICALL3_ADDRESS } from './constants';
+export type {
+  Devnet,
+  DevnetPublicClient,
+  DevnetTestClient,
+  DevnetToken,
+  DevnetWalletClient,
+} from './devnet';
+export { DEVNET_DEFAULTS, type DevnetTokenKind, type StartDevnetOptions } from './devnet-options';
 export { DEVNET_ERROR_CODES, DevnetError, type DevnetErrorCode } from './errors';
 export {
   multicall3Abi,
@@ -11,14 +19,4 @@ export {
   tollboothUsdBytecode,
   tollboothUsdDeployedBytecode,
 } from './generated/artifacts';
-export {
-  DEVNET_DEFAULTS,
-  type Devnet,
-  type DevnetPublicClient,
-  type DevnetTestClient,
-  type DevnetToken,
-  type DevnetTokenKind,
-  type DevnetWalletClient,
-  type StartDevnetOptions,
-  startDevnet,
-} from './start-devnet';
+export { startDevnet } from './start-devnet';

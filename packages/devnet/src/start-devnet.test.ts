@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CANONICAL_USDC } from './constants';
+import type { Devnet } from './devnet';
 import { DevnetError } from './errors';
-import { type Devnet, startDevnet } from './start-devnet';
+import { startDevnet } from './start-devnet';
 
 // Real anvil processes: allow for a busy 2-core machine running every suite at once.
 vi.setConfig({ testTimeout: 20_000, hookTimeout: 30_000 });

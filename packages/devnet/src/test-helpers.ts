@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Address, type Hex, parseSignature, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Devnet } from './start-devnet';
+import type { Devnet } from './devnet';
 
 export const transferWithAuthorizationTypes = {
   TransferWithAuthorization: [

@@ -1,8 +1,9 @@
 import { encodeFunctionData, type Hex, hashDomain, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CANONICAL_USDC, MULTICALL3_ADDRESS } from './constants';
+import type { Devnet } from './devnet';
 import { multicall3Abi, testErc1271WalletAbi, testErc1271WalletBytecode } from './generated/artifacts';
-import { type Devnet, startDevnet } from './start-devnet';
+import { startDevnet } from './start-devnet';
 import { buildAuthorization, bytesArgs, randomNonce, signAuthorization, vrsArgs } from './test-helpers';
 
 // Real anvil processes: allow for a busy 2-core machine running every suite at once.

@@ -6,7 +6,8 @@ import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Devnet, startDevnet } from './start-devnet';
+import type { Devnet } from './devnet';
+import { startDevnet } from './start-devnet';
 
 // Real anvil processes: allow for a busy 2-core machine running every suite at once.
 vi.setConfig({ testTimeout: 20_000, hookTimeout: 30_000 });

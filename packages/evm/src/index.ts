@@ -58,6 +58,7 @@ export {
   parseExactEvmPayload,
 } from './payload/exact-evm-payload';
 export {
+  DEFAULT_EXPIRY_GRACE_BLOCKS,
   DEFAULT_RECONCILE_LOOKBACK_BLOCKS,
   type ReconcileExactEvmPaymentParameters,
   type ReconcileExactEvmPaymentReturnType,
@@ -80,6 +81,16 @@ export {
   type ResolveExactEvmPriceReturnType,
   resolveExactEvmPrice,
 } from './server/resolve-exact-evm-price';
+export {
+  type FormatSiweMessageParameters,
+  type FormatSiweMessageReturnType,
+  formatSiweMessage,
+} from './sign-in/format-siwe-message';
+export {
+  type VerifySignInParameters,
+  type VerifySignInReturnType,
+  verifySignIn,
+} from './sign-in/verify-sign-in';
 export {
   type HashTransferAuthorizationParameters,
   type HashTransferAuthorizationReturnType,

@@ -15,12 +15,9 @@ import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningFacilitatorServer, startFacilitatorServer } from './facilitator-server';
-import {
-  createFacilitatorFaultControl,
-  type FacilitatorFaultProxy,
-  startFacilitatorFaultProxy,
-  toFaultSetting,
-} from './fault-proxy';
+import { createFacilitatorFaultControl } from './fault-control';
+import { toFaultSetting } from './fault-modes';
+import { type FacilitatorFaultProxy, startFacilitatorFaultProxy } from './fault-proxy';
 
 let devnet: Devnet;
 let server: RunningFacilitatorServer;
@@ -28,7 +25,7 @@ let proxy: FacilitatorFaultProxy;
 let payerIndex = 0;
 
 beforeAll(async () => {
-  devnet = await startDevnet({ chainId: 8453, payers: 8 });
+  devnet = await startDevnet({ chainId: 8453, payers: 16 });
   const facilitator = createExactEvmFacilitator({
     account: devnet.accounts.facilitator.privateKey as Hex,
     chain: devnet.chain,
@@ -115,6 +112,46 @@ describe('facilitator fault proxy', () => {
     expect(before - (await devnet.balanceOf(payer))).toBe(1000n);
   });
 
+  it.each([
+    ['settle-failed-after-transfer', 200],
+    ['settle-failed-400-after-transfer', 400],
+  ] as const)(
+    '%s: the transfer lands on chain and the caller reads a refusal (HTTP %i) naming no transaction',
+    async (mode, status) => {
+      const { payload, payer, before } = await payment();
+      proxy.setMode(mode);
+      const forwarded = proxy.stats().forwarded.settle;
+      const raw = await fetch(`${proxy.url}/settle`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          x402Version: 2,
+          paymentPayload: payload,
+          paymentRequirements: requirements(),
+        }),
+      });
+      expect(raw.status).toBe(status);
+      expect(await raw.json()).toEqual({
+        success: false,
+        errorReason: 'unexpected_settle_error',
+        errorMessage: 'the facilitator failed while settling',
+        transaction: '',
+        network: 'eip155:8453',
+        payer,
+      });
+      expect(proxy.stats().forwarded.settle).toBe(forwarded + 1);
+      expect(before - (await devnet.balanceOf(payer))).toBe(1000n);
+      // The gate's facilitator client reads it as the facilitator's refusal, whatever the status.
+      const again = await payment();
+      expect(await client().settle(again.payload, requirements())).toMatchObject({
+        success: false,
+        errorReason: 'unexpected_settle_error',
+        transaction: '',
+      });
+      expect(again.before - (await devnet.balanceOf(again.payer))).toBe(1000n);
+    },
+  );
+
   it('settle-unmined-hash: answers success with a transaction that does not exist, and nothing moves', async () => {
     const { payload, payer, before } = await payment();
     proxy.setMode('settle-unmined-hash');
@@ -166,6 +203,31 @@ describe('facilitator fault proxy', () => {
     expect(await settling).toMatchObject({ success: true, payer });
     expect(proxy.stats().held).toBe(0);
     expect(before - (await devnet.balanceOf(payer))).toBe(1000n);
+  });
+
+  it('delays each request and each answer by delayMs, in every mode', async () => {
+    const delayed = await startFacilitatorFaultProxy({ target: server.url, delayMs: 150 });
+    try {
+      const { payload } = await payment();
+      const c = createHttpFacilitatorClient({ url: delayed.url });
+      let started = performance.now();
+      expect(await c.verify(payload, requirements())).toMatchObject({ isValid: true });
+      // One round trip: 150 ms out, 150 ms back, plus the facilitator's own work.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+      delayed.setMode('connection-reset');
+      started = performance.now();
+      expect((await failure(c.supported())).kind).toBe('network');
+      expect(performance.now() - started).toBeGreaterThanOrEqual(145);
+      expect((await createFacilitatorFaultControl({ url: delayed.url }).stats()).received).toMatchObject({
+        verify: 1,
+        supported: 1,
+      });
+    } finally {
+      await delayed.close();
+    }
+    await expect(startFacilitatorFaultProxy({ target: server.url, delayMs: -1 })).rejects.toThrow(
+      /delayMs must be a non-negative number/,
+    );
   });
 
   it('is driven over HTTP through its control endpoint', async () => {

@@ -2,48 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FacilitatorOperation } from '@tollbooth/core';
-
-/**
- * The faults a {@link startFacilitatorFaultProxy} proxy can play, by name. Every mode but
- * `pass` changes only the operations it names; the others pass through untouched.
- */
-export const FACILITATOR_FAULT_MODES = [
-  /** Every request is forwarded and its answer passed back unchanged. */
-  'pass',
-  /** `/verify` is held unanswered (the caller times out); nothing is forwarded. */
-  'verify-timeout',
-  /** `/settle` is forwarded, then the connection is reset once the facilitator answered: the transfer lands, the answer is lost. */
-  'settle-answer-dropped',
-  /** `/settle` is forwarded and its answer held back (the caller times out after the facilitator broadcast). */
-  'settle-answer-hung',
-  /** `/settle` is forwarded and, once the facilitator answered (the transfer landed), answered 500 instead. */
-  'settle-500-after-transfer',
-  /** `/settle` is answered success with a random transaction hash that never mines; nothing is forwarded. */
-  'settle-unmined-hash',
-  /** `/supported` is forwarded after `slowSupportedMs`. */
-  'slow-supported',
-  /** Answered 200 with a truncated JSON body, nothing forwarded (`operations`, default all three). */
-  'garbage-json',
-  /** The connection is reset before anything is forwarded (`operations`, default all three). */
-  'connection-reset',
-  /**
-   * Every request is held, nothing forwarded, until the mode changes (then the held requests are
-   * forwarded, as a frozen process resumes) or the proxy is closed or killed (they are lost).
-   */
-  'frozen',
-] as const;
-
-export type FacilitatorFaultMode = (typeof FACILITATOR_FAULT_MODES)[number];
-
-/** The operations a proxy tells apart (by the last segment of the path). */
-export const FACILITATOR_OPERATIONS: readonly FacilitatorOperation[] = ['verify', 'settle', 'supported'];
-
-/** A mode with the operations it applies to (only `garbage-json`, `connection-reset` and `frozen` take a subset). */
-export interface FacilitatorFaultSetting {
-  mode: FacilitatorFaultMode;
-  /** Default: every operation for the modes that take a subset. */
-  operations?: readonly FacilitatorOperation[];
-}
+import {
+  type FacilitatorFaultMode,
+  type FacilitatorFaultSetting,
+  operationOf,
+  toFaultSetting,
+} from './fault-modes';
 
 export interface FacilitatorFaultProxyOptions {
   /** Base URL of the facilitator behind the proxy, e.g. `http://127.0.0.1:4021`. */
@@ -52,6 +16,11 @@ export interface FacilitatorFaultProxyOptions {
   mode?: FacilitatorFaultMode | FacilitatorFaultSetting;
   /** How long `slow-supported` delays `/supported`, ms. Default 5 000. */
   slowSupportedMs?: number;
+  /**
+   * A fixed network delay each way, ms, in every mode: a request waits this long before the proxy
+   * acts on it, an answer this long before it is sent (a hosted facilitator's distance). Default 0.
+   */
+  delayMs?: number;
   /**
    * Path of the control endpoint (`GET` reads the mode and counters, `PUT` / `POST` with
    * `{mode, operations?}` sets the mode), so a proxy in another process can be driven over HTTP.
@@ -68,6 +37,7 @@ export interface FacilitatorFaultProxyOptions {
 export const FACILITATOR_FAULT_PROXY_DEFAULTS = Object.freeze({
   mode: 'pass' as FacilitatorFaultMode,
   slowSupportedMs: 5_000,
+  delayMs: 0,
   controlPath: '/__fault',
   host: '127.0.0.1',
 });
@@ -106,58 +76,11 @@ export interface FacilitatorFaultProxy {
   close(): Promise<void>;
 }
 
-const OPERATION_OF_MODE: Partial<Record<FacilitatorFaultMode, FacilitatorOperation>> = {
-  'verify-timeout': 'verify',
-  'settle-answer-dropped': 'settle',
-  'settle-answer-hung': 'settle',
-  'settle-500-after-transfer': 'settle',
-  'settle-unmined-hash': 'settle',
-  'slow-supported': 'supported',
-};
 const MAX_BODY_BYTES = 1024 * 1024;
 const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'authorization'];
 
 function zeroCounts(): Counts {
   return { verify: 0, settle: 0, supported: 0, other: 0 };
-}
-
-function isMode(value: unknown): value is FacilitatorFaultMode {
-  return typeof value === 'string' && (FACILITATOR_FAULT_MODES as readonly string[]).includes(value);
-}
-
-/**
- * Checks a mode setting (as given to `setMode` or sent to the control endpoint).
- * @throws TypeError naming the problem.
- */
-export function toFaultSetting(value: unknown): Required<FacilitatorFaultSetting> {
-  const setting = (typeof value === 'string' ? { mode: value } : value) as
-    | { mode?: unknown; operations?: unknown }
-    | undefined;
-  if (!setting || typeof setting !== 'object' || !isMode(setting.mode)) {
-    throw new TypeError(
-      `mode must be one of ${FACILITATOR_FAULT_MODES.join(', ')} (got ${JSON.stringify(setting?.mode ?? value)})`,
-    );
-  }
-  const fixed = OPERATION_OF_MODE[setting.mode];
-  const own = setting.mode === 'pass' ? [] : fixed ? [fixed] : undefined;
-  if (setting.operations !== undefined) {
-    // A fixed mode takes back its own list (a setting read from `stats()` round-trips).
-    if (own !== undefined && JSON.stringify(setting.operations) !== JSON.stringify(own))
-      throw new TypeError(`mode ${setting.mode} does not take operations`);
-    if (
-      !Array.isArray(setting.operations) ||
-      setting.operations.some((op) => !FACILITATOR_OPERATIONS.includes(op as FacilitatorOperation))
-    ) {
-      throw new TypeError(`operations must be a list of ${FACILITATOR_OPERATIONS.join(', ')}`);
-    }
-  }
-  const operations = own ?? [...((setting.operations as FacilitatorOperation[]) ?? FACILITATOR_OPERATIONS)];
-  return { mode: setting.mode, operations };
-}
-
-function operationOf(path: string): FacilitatorOperation | 'other' {
-  const last = path.replace(/\/+$/, '').split('/').pop();
-  return last === 'verify' || last === 'settle' || last === 'supported' ? last : 'other';
 }
 
 interface Held {
@@ -201,6 +124,8 @@ export async function startFacilitatorFaultProxy(
   const slowSupportedMs = options.slowSupportedMs ?? FACILITATOR_FAULT_PROXY_DEFAULTS.slowSupportedMs;
   if (!Number.isFinite(slowSupportedMs) || slowSupportedMs < 0)
     problems.push('slowSupportedMs must be a non-negative number');
+  const delayMs = options.delayMs ?? FACILITATOR_FAULT_PROXY_DEFAULTS.delayMs;
+  if (!Number.isFinite(delayMs) || delayMs < 0) problems.push('delayMs must be a non-negative number');
   const controlPath =
     options.controlPath === undefined ? FACILITATOR_FAULT_PROXY_DEFAULTS.controlPath : options.controlPath;
   if (controlPath !== false && !controlPath.startsWith('/')) problems.push('controlPath must start with /');
@@ -276,9 +201,10 @@ export async function startFacilitatorFaultProxy(
     headers: Record<string, string>,
     body: Buffer | string,
   ) {
-    if (res.destroyed || res.headersSent) return;
-    res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+    if (delayMs > 0) {
+      const timer = setTimeout(() => send(res, status, headers, body), delayMs);
+      res.once('close', () => clearTimeout(timer));
+    } else send(res, status, headers, body);
   }
 
   async function pass(
@@ -333,6 +259,7 @@ export async function startFacilitatorFaultProxy(
     const body = Buffer.concat(chunks);
     if (controlPath !== false && url.pathname === controlPath) return control(req, res, body);
 
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const op = operationOf(url.pathname);
     received[op] += 1;
     for (const wake of [...waiters]) wake();
@@ -384,7 +311,10 @@ export async function startFacilitatorFaultProxy(
         if (mode === 'settle-answer-dropped' || answer === undefined) reset(res);
         else if (mode === 'settle-500-after-transfer')
           reply(res, 500, { 'content-type': 'application/json' }, '{"error":"internal error"}');
-        else hold(res, () => reset(res));
+        else if (mode === 'settle-failed-after-transfer' || mode === 'settle-failed-400-after-transfer') {
+          const status = mode === 'settle-failed-after-transfer' ? 200 : 400;
+          reply(res, status, { 'content-type': 'application/json' }, JSON.stringify(saidFailed(body)));
+        } else hold(res, () => reset(res));
       }
     }
   }
@@ -434,48 +364,33 @@ export async function startFacilitatorFaultProxy(
   };
 }
 
+/** What `settle-failed-after-transfer` answers for a settle request: a refusal naming no transaction. */
+function saidFailed(body: Buffer) {
+  const request = parseJson(body) as {
+    paymentPayload?: { payload?: { authorization?: { from?: unknown } } };
+    paymentRequirements?: { network?: unknown };
+  };
+  const payer = request?.paymentPayload?.payload?.authorization?.from;
+  return {
+    success: false,
+    errorReason: 'unexpected_settle_error',
+    errorMessage: 'the facilitator failed while settling',
+    transaction: '',
+    network: String(request?.paymentRequirements?.network ?? ''),
+    ...(typeof payer === 'string' ? { payer } : {}),
+  };
+}
+
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string) {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
 function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
     return undefined;
   }
-}
-
-/** Drives a fault proxy running in another process through its control endpoint. */
-export interface FacilitatorFaultControl {
-  setMode(mode: FacilitatorFaultMode | FacilitatorFaultSetting): Promise<FacilitatorFaultProxyStats>;
-  stats(): Promise<FacilitatorFaultProxyStats>;
-}
-
-/**
- * A client for the control endpoint of a fault proxy (one started by the
- * `tollbooth-facilitator-fault-proxy` command, say).
- *
- * @example
- * const control = createFacilitatorFaultControl({ url: 'http://127.0.0.1:4022' });
- * await control.setMode({ mode: 'frozen', operations: ['settle'] });
- */
-export function createFacilitatorFaultControl(options: {
-  /** The proxy's base URL. */
-  url: string;
-  /** Default `/__fault`. */
-  controlPath?: string;
-}): FacilitatorFaultControl {
-  const endpoint = `${options.url.replace(/\/+$/, '')}${options.controlPath ?? FACILITATOR_FAULT_PROXY_DEFAULTS.controlPath}`;
-  const call = async (init?: RequestInit): Promise<FacilitatorFaultProxyStats> => {
-    const response = await fetch(endpoint, init);
-    const json = (await response.json()) as FacilitatorFaultProxyStats & { error?: string };
-    if (!response.ok) throw new Error(`fault proxy control: HTTP ${response.status} ${json.error ?? ''}`);
-    return json;
-  };
-  return {
-    setMode: (mode) =>
-      call({
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(toFaultSetting(mode)),
-      }),
-    stats: () => call(),
-  };
 }

@@ -7,17 +7,18 @@ export {
   type RunningFacilitatorServer,
   startFacilitatorServer,
 } from './facilitator-server';
+export { createFacilitatorFaultControl, type FacilitatorFaultControl } from './fault-control';
 export {
-  createFacilitatorFaultControl,
   FACILITATOR_FAULT_MODES,
-  FACILITATOR_FAULT_PROXY_DEFAULTS,
   FACILITATOR_OPERATIONS,
-  type FacilitatorFaultControl,
   type FacilitatorFaultMode,
+  type FacilitatorFaultSetting,
+  toFaultSetting,
+} from './fault-modes';
+export {
+  FACILITATOR_FAULT_PROXY_DEFAULTS,
   type FacilitatorFaultProxy,
   type FacilitatorFaultProxyOptions,
   type FacilitatorFaultProxyStats,
-  type FacilitatorFaultSetting,
   startFacilitatorFaultProxy,
-  toFaultSetting,
 } from './fault-proxy';

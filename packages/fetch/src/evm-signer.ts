@@ -5,13 +5,36 @@ import {
   type PaymentRequirementsV1,
   V1_NETWORKS,
 } from '@tollbooth/core';
-import { createPaymentPayload, getChainId } from '@tollbooth/evm';
-import type { LocalAccount } from 'viem';
+import { createPaymentPayload, formatSiweMessage, getChainId } from '@tollbooth/evm';
+import { getAddress, type LocalAccount } from 'viem';
 import type { PaymentSigner } from './paying-fetch';
+import { encodeSignInProof, type SignInOffer } from './sign-in';
 
 export interface CreateEvmPaymentSignerParameters {
-  /** The payer, e.g. `privateKeyToAccount(key)`. */
-  account: Pick<LocalAccount, 'address' | 'signTypedData'>;
+  /**
+   * The payer, e.g. `privateKeyToAccount(key)`. With `signMessage` it also signs in where it paid
+   * (sign-in-with-x, docs/sign-in-with-x.md).
+   */
+  account: Pick<LocalAccount, 'address' | 'signTypedData'> & Partial<Pick<LocalAccount, 'signMessage'>>;
+}
+
+/** The EIP-4361 message of an EVM sign-in offer, signed by the account: the `SIGN-IN-WITH-X` value. */
+async function signIn(
+  offer: SignInOffer,
+  account: Pick<LocalAccount, 'address'> & Partial<Pick<LocalAccount, 'signMessage'>>,
+): Promise<string | undefined> {
+  if (offer.type !== 'eip191' || getChainId(offer.chainId) === undefined || !account.signMessage)
+    return undefined;
+  const proof = {
+    ...offer.info,
+    address: account.address,
+    chainId: offer.chainId,
+    type: offer.type,
+    signature: '',
+  };
+  // The message names the address in its EIP-55 spelling, as the server (and SIWE) formats it.
+  const message = formatSiweMessage({ proof, address: getAddress(account.address) });
+  return encodeSignInProof(offer, account.address, await account.signMessage({ message }));
 }
 
 /**
@@ -34,5 +57,6 @@ export function createEvmPaymentSigner({ account }: CreateEvmPaymentSignerParame
       createPaymentPayload({ paymentRequired, account, select: () => requirement }),
     createPayloadV1: (paymentRequired: PaymentRequiredV1, requirement: PaymentRequirementsV1) =>
       createPaymentPayload({ paymentRequired, account, select: () => requirement }),
+    ...(account.signMessage ? { signIn: (offer: SignInOffer) => signIn(offer, account) } : {}),
   };
 }

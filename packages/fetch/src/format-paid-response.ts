@@ -17,7 +17,7 @@ export interface FormatPaidResponseInput {
   verbose?: boolean;
 }
 
-interface Paid {
+export interface Paid {
   amount: string;
   asset: string;
   network: string;
@@ -37,7 +37,7 @@ function paidRequirement(result: PaidResponse): Paid | undefined {
 }
 
 /** `0.001 USDC` for a known USD stablecoin, else the atomic units and the asset. */
-function describeAmount({ amount, asset }: Paid): string {
+export function describeAmount({ amount, asset }: Paid): string {
   const decimals = DEFAULT_USD_ASSETS[asset.toLowerCase()];
   return decimals === undefined
     ? `${amount} atomic units of ${asset}`

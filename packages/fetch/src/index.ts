@@ -8,9 +8,11 @@ export {
   type PayingClient,
   type PayingClientOptions,
   PaymentClientError,
+  type PaymentClientErrorCode,
   type PaymentSigner,
   readChallenge,
   readReceipt,
 } from './paying-fetch';
 export { generatePaymentIdentifier, isPaymentIdentifier } from './payment-identifier';
+export { encodeSignInProof, PaidRoutes, type SignInOffer, signInOfferOf } from './sign-in';
 export { SpendLedger, type SpendLimits } from './spend-limits';

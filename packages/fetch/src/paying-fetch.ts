@@ -8,6 +8,7 @@ import {
   type PaymentRequirements,
   type PaymentRequirementsV1,
   SettleResponse,
+  TollboothError,
   V1_NETWORKS,
 } from '@tollbooth/core';
 import {
@@ -16,6 +17,7 @@ import {
   generatePaymentIdentifier,
   isPaymentIdentifier,
 } from './payment-identifier';
+import { PaidRoutes, type SignInOffer, signInOfferOf } from './sign-in';
 import { SpendLedger } from './spend-limits';
 
 /** Signs payments for the requirements it supports. `@tollbooth/evm` provides one per account. */
@@ -23,6 +25,11 @@ export interface PaymentSigner {
   /** Whether this signer can pay a requirement (scheme, network in the form of its version, asset). */
   supports(requirement: PaymentRequirements | PaymentRequirementsV1, x402Version: 1 | 2): boolean;
   createPayload(paymentRequired: PaymentRequired, requirement: PaymentRequirements): Promise<PaymentPayload>;
+  /**
+   * Signs a sign-in offer (sign-in-with-x): the `SIGN-IN-WITH-X` header value, or `undefined` when
+   * it cannot sign on the offer's chain. Without it the client always pays.
+   */
+  signIn?(offer: SignInOffer): Promise<string | undefined>;
   /** For x402 v1 routes; without it v1 challenges are not paid. */
   createPayloadV1?(
     paymentRequired: PaymentRequiredV1,
@@ -53,6 +60,12 @@ export interface PayingClientOptions {
    * never send one. Default true.
    */
   paymentIdentifier?: boolean;
+  /**
+   * Sign-in-with-x (docs/sign-in-with-x.md): where this client paid for a route (method and
+   * resource URL) and the route's challenge offers sign-in on that network, answer the 402 by
+   * signing in first, and pay only when the server refuses the sign-in. Default true.
+   */
+  signIn?: boolean;
   /** Picks among the payable requirements. Default: the cheapest. */
   select?: (
     candidates: Array<PaymentRequirements | PaymentRequirementsV1>,
@@ -90,21 +103,27 @@ export interface PaidResponse {
   attempts: number;
   /** The identifier the payment carried (the challenge advertised the extension), else undefined. */
   paymentIdentifier?: string;
+  /** True when the answer came by signing in (access a payment bought before), with no payment. */
+  signedIn?: boolean;
 }
 
+/** The codes of {@link PaymentClientError}, each in core's code table (docs/errors.md). */
+export type PaymentClientErrorCode =
+  | 'invalid_challenge'
+  | 'no_payable_requirement'
+  | 'spend_limit_exceeded'
+  | 'payment_already_attempted'
+  | 'invalid_payment_identifier';
+
 /** Why a paying client refused to pay. */
-export class PaymentClientError extends Error {
-  override readonly name = 'PaymentClientError';
-  constructor(
-    readonly code:
-      | 'invalid_challenge'
-      | 'no_payable_requirement'
-      | 'spend_limit_exceeded'
-      | 'payment_already_attempted'
-      | 'invalid_payment_identifier',
-    message: string,
-  ) {
-    super(message);
+export class PaymentClientError extends TollboothError {
+  override readonly name: string = 'PaymentClientError';
+  declare readonly code: PaymentClientErrorCode;
+  /** `spend_limit_exceeded`: the cheapest payable requirement's amount, atomic units. */
+  readonly amount?: bigint;
+  constructor(code: PaymentClientErrorCode, message: string, details: { amount?: bigint } = {}) {
+    super(code, message);
+    if (details.amount !== undefined) this.amount = details.amount;
   }
 }
 
@@ -142,6 +161,7 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
     maxTotal: options.maxTotal === undefined ? undefined : BigInt(options.maxTotal),
   });
   const allowed = options.allowedAssets?.map((a) => `${a.network}|${a.asset.toLowerCase()}`);
+  const paidRoutes = new PaidRoutes();
   const select =
     options.select ??
     ((candidates) => candidates.reduce((best, c) => (amountOf(c) < amountOf(best) ? c : best)));
@@ -168,7 +188,12 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
     const first = await baseFetch(template.clone());
     if (first.status !== 402) return { response: first, attempts: 0 };
 
-    const paymentRequired = await readChallenge(first);
+    let paymentRequired = await readChallenge(first);
+    const signedIn = await trySignIn(template, paymentRequired);
+    if (signedIn && signedIn.status !== 402)
+      return { response: signedIn, paymentRequired, attempts: 0, signedIn: true };
+    // Refused: the refusal carries a fresh challenge, the one to pay.
+    if (signedIn) paymentRequired = await readChallenge(signedIn);
     const x402Version = paymentRequired.x402Version;
     const candidates = (paymentRequired.accepts as Array<PaymentRequirements | PaymentRequirementsV1>).filter(
       (r) =>
@@ -183,9 +208,11 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
     }
     const affordable = candidates.filter((r) => limits.allows(amountOf(r)));
     if (affordable.length === 0) {
+      const cheapest = minAmount(candidates);
       throw new PaymentClientError(
         'spend_limit_exceeded',
-        `the cheapest payable requirement (${minAmount(candidates)} atomic units) exceeds the spend limits`,
+        `the cheapest payable requirement (${cheapest} atomic units) exceeds the spend limits`,
+        { amount: cheapest },
       );
     }
     const requirement = select(affordable);
@@ -237,14 +264,35 @@ export function createPayingClient(options: PayingClientOptions): PayingClient {
       break;
     }
     if (response.status === 402) limits.refund(amount);
+    const receipt = readReceipt(response);
+    if (receipt?.success && paymentRequired.x402Version === 2)
+      paidRoutes.remember(template.method, paymentRequired.resource.url, receipt.network);
     return {
       response,
       paymentRequired,
       payload,
-      receipt: readReceipt(response),
+      receipt,
       attempts,
       ...(paymentIdentifier === undefined ? {} : { paymentIdentifier }),
     };
+
+    /** Signs in where this client paid for the route and the challenge offers it: the answer, or undefined. */
+    async function trySignIn(
+      request: Request,
+      challenge: PaymentRequired | PaymentRequiredV1,
+    ): Promise<Response | undefined> {
+      if (options.signIn === false || !options.signer.signIn || challenge.x402Version !== 2) return undefined;
+      const network = paidRoutes.networkOf(request.method, challenge.resource.url);
+      const offer = network ? signInOfferOf(challenge, request.url, network) : undefined;
+      const proof = offer ? await options.signer.signIn(offer).catch(() => undefined) : undefined;
+      if (!proof) return undefined;
+      const signed = request.clone();
+      signed.headers.set('SIGN-IN-WITH-X', proof);
+      const answer = await baseFetch(signed);
+      // No access left (the pass ended, the uses ran out): pay, and remember the route again then.
+      if (answer.status === 402) paidRoutes.forget(request.method, challenge.resource.url);
+      return answer;
+    }
 
     async function signV1(
       challenge: PaymentRequiredV1,

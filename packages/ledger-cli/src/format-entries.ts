@@ -1,10 +1,21 @@
-import type { LedgerEntry } from '@tollbooth/core';
+import type { AccessGrant, LedgerEntry } from '@tollbooth/core';
 import { LEDGER_STATES, type LedgerStats } from './ledger-inspector';
 
-/** A ledger entry as plain JSON: times stay epoch ms, the response body is base64 (plus text when UTF-8). */
-export type LedgerEntryJson = Omit<LedgerEntry, 'response'> & {
+/**
+ * A ledger entry as plain JSON: times stay epoch ms, the response body is base64 (plus text when
+ * UTF-8). The signed payment payload is left out unless asked for: whoever holds it can replay it
+ * for the stored answer (a bearer credential).
+ */
+export type LedgerEntryJson = Omit<LedgerEntry, 'response' | 'payload'> & {
+  payload?: unknown;
   response?: { status: number; headers: Record<string, string>; bodyBase64: string; bodyText?: string };
 };
+
+/** What an entry's output includes beyond the default. */
+export interface EntryOutputOptions {
+  /** The signed payment payload (`--with-payload`). Default false. */
+  payload?: boolean;
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -17,8 +28,9 @@ function textOf(bytes: Uint8Array): string | undefined {
 }
 
 /** Converts an entry to JSON-safe data (see {@link LedgerEntryJson}). */
-export function entryToJson(entry: LedgerEntry): LedgerEntryJson {
-  const { response, ...rest } = entry;
+export function entryToJson(entry: LedgerEntry, options: EntryOutputOptions = {}): LedgerEntryJson {
+  const { response, payload, ...fields } = entry;
+  const rest: LedgerEntryJson = options.payload ? { ...fields, payload } : fields;
   if (!response) return rest;
   const body = response.body;
   const text = textOf(body);
@@ -84,8 +96,8 @@ function resolutionLine(entry: LedgerEntry): string {
   return `${r.action} by the ${r.by} on ${r.instance} at ${iso(r.at)} (was ${r.from}${attempts})${note}`;
 }
 
-/** The default output of `show`: every field of one entry. */
-export function formatEntryDetail(entry: LedgerEntry): string {
+/** The default output of `show`: every field of one entry (the signed payload only when asked for). */
+export function formatEntryDetail(entry: LedgerEntry, options: EntryOutputOptions = {}): string {
   const lines: Array<[string, string]> = [
     ['id', entry.id],
     ['state', entry.state],
@@ -106,6 +118,12 @@ export function formatEntryDetail(entry: LedgerEntry): string {
   const width = Math.max(...lines.map(([k]) => k.length));
   const out = lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
   if (entry.receipt !== undefined) out.push('', 'receipt:', JSON.stringify(entry.receipt, null, 2));
+  if (options.payload)
+    out.push(
+      '',
+      'payload (signed; a replay of it gets the stored answer):',
+      JSON.stringify(entry.payload, null, 2),
+    );
   if (entry.response) {
     const { status, headers, body } = entry.response;
     out.push('', `response: ${status}, ${body.byteLength} bytes`);
@@ -123,4 +141,37 @@ export function formatStats(stats: LedgerStats): string {
     ['STATE', 'COUNT'],
     [...LEDGER_STATES.map((s) => [s, String(stats[s])]), ['total', String(stats.total)]],
   );
+}
+
+/** How much of a grant is left: uses taken of those bought, and when its pass ends. */
+function grantTerms(grant: AccessGrant): string {
+  const uses = grant.uses === undefined ? `${grant.used} used` : `${grant.used}/${grant.uses} used`;
+  return grant.validUntil === undefined ? uses : `${uses}, pass until ${iso(grant.validUntil)}`;
+}
+
+/** The lines `show` adds under a payment: the sign-in access it bought (docs/sign-in-with-x.md). */
+export function formatAccessLines(grants: readonly AccessGrant[]): string {
+  if (grants.length === 0) return '';
+  const lines = ['', 'sign-in access bought:'];
+  for (const grant of grants) {
+    lines.push(`  ${grant.route} on ${grant.network} for ${grant.payer}: ${grantTerms(grant)}`);
+    const last = grant.lastUsedAt === undefined ? '' : `, last used ${iso(grant.lastUsedAt)}`;
+    lines.push(`  granted ${iso(grant.grantedAt)}${last}`);
+  }
+  return lines.join('\n');
+}
+
+/** The default output of `access`: one line per grant, beside the payment that bought it. */
+export function formatAccessTable(grants: readonly AccessGrant[]): string {
+  if (grants.length === 0) return 'no access grants';
+  const rows = grants.map((g) => [
+    iso(g.grantedAt),
+    g.route,
+    g.payer,
+    grantTerms(g),
+    short(g.transaction),
+    g.payment,
+  ]);
+  const table = formatTable(['GRANTED', 'ROUTE', 'PAYER', 'ACCESS', 'TRANSACTION', 'PAYMENT'], rows);
+  return `${table}\n${grants.length} ${grants.length === 1 ? 'grant' : 'grants'}`;
 }

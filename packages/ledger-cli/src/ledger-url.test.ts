@@ -56,4 +56,23 @@ describe('redactLedgerUrl', () => {
     expect(redactLedgerUrl('postgres://app:s3cret@db:5432/x')).toBe('postgres://app:***@db:5432/x');
     expect(redactLedgerUrl('redis://:s3cret@cache:6379')).toBe('redis://:***@cache:6379');
   });
+
+  it('hides every query parameter that names a credential, and keeps the others', () => {
+    expect(redactLedgerUrl('postgres://app@db/x?password=s3cret&schema=pay&sslkey=/k.pem')).toBe(
+      'postgres://app@db/x?password=***&schema=pay&sslkey=***',
+    );
+    expect(redactLedgerUrl('rediss://cache:6380/2?prefix=t:&authToken=abc&PASS=x')).toBe(
+      'rediss://cache:6380/2?prefix=t%3A&authToken=***&PASS=***',
+    );
+  });
+
+  it('masks a text that is not a URL by pattern', () => {
+    expect(redactLedgerUrl('redis://app:s3cret@[bad/?password=p&db=1')).toBe(
+      'redis://app:***@[bad/?password=***&db=1',
+    );
+  });
+
+  it('leaves SQLite URLs as they are (no credentials)', () => {
+    expect(redactLedgerUrl('sqlite:./ledger.db?table=t')).toBe('sqlite:./ledger.db?table=t');
+  });
 });

@@ -46,13 +46,13 @@ function takeParams(raw: string, names: readonly string[]): { url: string; param
   try {
     url = new URL(raw);
   } catch {
-    throw invalid(`not a valid URL: ${raw}`);
+    throw invalid(`not a valid URL: ${redactLedgerUrl(raw)}`);
   }
   const params: Record<string, string> = {};
   for (const name of names) {
     const value = url.searchParams.get(name);
     if (value !== null) {
-      if (value === '') throw invalid(`the ${name} parameter is empty in ${raw}`);
+      if (value === '') throw invalid(`the ${name} parameter is empty in ${redactLedgerUrl(raw)}`);
       params[name] = value;
       url.searchParams.delete(name);
     }
@@ -71,6 +71,12 @@ function closing(store: LedgerStore, end: () => Promise<void>): LedgerStore {
     bindIdentifier: (binding, replaces) => store.bindIdentifier(binding, replaces),
     getIdentifier: (key) => store.getIdentifier(key),
     purgeExpired: (now) => store.purgeExpired(now),
+    // The sign-in part (docs/sign-in-with-x.md): a gate on this store grants and uses access.
+    ...(store.grantAccess ? { grantAccess: (grant) => store.grantAccess!(grant) } : {}),
+    ...(store.useAccess ? { useAccess: (use) => store.useAccess!(use) } : {}),
+    ...(store.returnAccess ? { returnAccess: (payment) => store.returnAccess!(payment) } : {}),
+    ...(store.claimNonce ? { claimNonce: (nonce, expiresAt) => store.claimNonce!(nonce, expiresAt) } : {}),
+    ...(store.queryAccess ? { queryAccess: (query) => store.queryAccess!(query) } : {}),
     close: async () => {
       try {
         await store.close();
@@ -152,15 +158,30 @@ export function parseLedgerUrl(value: string): LedgerLocation {
   }
 }
 
-/** A URL for messages: the password replaced by `***`. */
+/** Query parameters whose value is a credential (`?password=…`, `?sslpassword=…`, `?token=…`). */
+const SECRET_PARAM = /pass|secret|token|key|auth|credential/i;
+
+/**
+ * A URL for messages: the password of its user-info and the value of every query parameter that
+ * names a credential replaced by `***`. A text that does not parse as a URL is masked the same way
+ * by pattern, so an error about a malformed URL does not print its password either.
+ */
 export function redactLedgerUrl(value: string): string {
+  let url: URL;
   try {
-    const url = new URL(value);
-    if (url.password) url.password = '***';
-    return url.protocol === 'sqlite:' ? value : url.toString();
+    url = new URL(value);
   } catch {
-    return value;
+    return value
+      .replace(/(\/\/[^/@?#:]*:)[^@/?#]*@/, '$1***@')
+      .replace(/([?&][^=&#]*=)[^&#]*/g, (match, name: string) =>
+        SECRET_PARAM.test(name) ? `${name}***` : match,
+      );
   }
+  if (url.protocol === 'sqlite:' || url.protocol === 'sqlite3:' || url.protocol === 'file:') return value;
+  if (url.password) url.password = '***';
+  for (const name of [...url.searchParams.keys()])
+    if (SECRET_PARAM.test(name)) url.searchParams.set(name, '***');
+  return url.toString();
 }
 
 /**

@@ -1,6 +1,13 @@
 import { parseArgs } from 'node:util';
-import { type LedgerState, type LedgerStore, TollboothError } from '@tollbooth/core';
-import { entryToJson, formatEntryDetail, formatEntryTable, formatStats } from './format-entries';
+import { type LedgerEntry, type LedgerState, type LedgerStore, TollboothError } from '@tollbooth/core';
+import {
+  entryToJson,
+  formatAccessLines,
+  formatAccessTable,
+  formatEntryDetail,
+  formatEntryTable,
+  formatStats,
+} from './format-entries';
 import { createLedgerInspector, LEDGER_STATES } from './ledger-inspector';
 import { LEDGER_URL_FORMS, openLedgerStore } from './ledger-url';
 
@@ -35,17 +42,22 @@ Commands:
   list                 entries, newest first
   uncertain            entries whose settlement outcome is unknown (retrying the exact
                        payload reconciles them)
-  show <id>            one entry, every field (the id is the payment identity)
+  show <id>            one entry, every field (the id is the payment identity), and the
+                       sign-in access it bought
+  access               sign-in access grants, newest first, each with the payment that
+                       bought it
   stats                number of entries in each state
 
 Options:
   -l, --ledger <url>   the ledger (default: $${LEDGER_URL_ENV}, else $${SERVICE_LEDGER_URL_ENV})
       --state <state>  list: only this state (repeatable; ${LEDGER_STATES.join(', ')})
-      --payer <addr>   list: only this payer (as stored, e.g. an EIP-55 address)
+      --payer <addr>   list, access: only this payer (as stored, e.g. an EIP-55 address)
       --tx <hash>      list: only this settlement transaction
-      --limit <n>      list, uncertain: at most n entries (default 100)
+      --limit <n>      list, uncertain, access: at most n entries (default 100)
       --check          uncertain: exit 1 when there is any uncertain entry
-      --json           JSON instead of a table
+      --json           JSON instead of a table (the signed payment payload left out)
+      --with-payload   show, or with --json: include the signed payment payload (a bearer
+                       credential: a replay of it gets the stored answer)
   -h, --help           this help
 
 Ledger URLs:
@@ -89,9 +101,10 @@ export async function runLedgerCli(argv: readonly string[], io: LedgerCliIo): Pr
     return LEDGER_CLI_EXIT.ok;
   }
   try {
-    if (command === undefined) throw new UsageError('no command given (list, uncertain, show, stats)');
-    if (!['list', 'uncertain', 'show', 'stats'].includes(command))
-      throw new UsageError(`unknown command "${command}" (list, uncertain, show, stats)`);
+    if (command === undefined)
+      throw new UsageError('no command given (list, uncertain, show, access, stats)');
+    if (!['list', 'uncertain', 'show', 'access', 'stats'].includes(command))
+      throw new UsageError(`unknown command "${command}" (list, uncertain, show, access, stats)`);
     if (command === 'show' ? rest.length !== 1 : rest.length !== 0) {
       throw new UsageError(
         command === 'show' ? 'show takes exactly one entry id' : `unexpected argument "${rest[0]}"`,
@@ -99,10 +112,18 @@ export async function runLedgerCli(argv: readonly string[], io: LedgerCliIo): Pr
     }
     const filters = ['state', 'payer', 'tx'] as const;
     if (command !== 'list') {
-      const misplaced = filters.find((f) => values[f] !== undefined);
+      // `access` takes --payer too (the grants of one payer).
+      const misplaced = filters.find(
+        (f) => values[f] !== undefined && !(command === 'access' && f === 'payer'),
+      );
       if (misplaced) throw new UsageError(`--${misplaced} only applies to list`);
     }
     if (values.check && command !== 'uncertain') throw new UsageError('--check only applies to uncertain');
+    if (
+      values['with-payload'] &&
+      (command === 'stats' || command === 'access' || (command !== 'show' && !values.json))
+    )
+      throw new UsageError('--with-payload applies to show, and to list and uncertain with --json');
     if (values.limit !== undefined && (command === 'show' || command === 'stats'))
       throw new UsageError(`--limit does not apply to ${command}`);
     for (const state of values.state ?? []) {
@@ -132,6 +153,8 @@ export async function runLedgerCli(argv: readonly string[], io: LedgerCliIo): Pr
   try {
     const inspector = createLedgerInspector(store);
     const json = values.json === true;
+    const output = { payload: values['with-payload'] === true };
+    const toJson = (entry: LedgerEntry) => entryToJson(entry, output);
     switch (command) {
       case 'show': {
         const entry = await inspector.byId(rest[0]!);
@@ -139,7 +162,23 @@ export async function runLedgerCli(argv: readonly string[], io: LedgerCliIo): Pr
           err(`tollbooth-ledger: no entry with id ${rest[0]}`);
           return LEDGER_CLI_EXIT.notFound;
         }
-        out(json ? JSON.stringify(entryToJson(entry), null, 2) : formatEntryDetail(entry));
+        const grants = store.queryAccess ? await store.queryAccess({ payment: entry.id }) : [];
+        const detail = { ...toJson(entry), ...(grants.length > 0 ? { access: grants } : {}) };
+        out(
+          json
+            ? JSON.stringify(detail, null, 2)
+            : `${formatEntryDetail(entry, output)}${formatAccessLines(grants)}`,
+        );
+        return LEDGER_CLI_EXIT.ok;
+      }
+      case 'access': {
+        const grants = store.queryAccess
+          ? await store.queryAccess({
+              ...(values.payer === undefined ? {} : { payer: values.payer }),
+              ...(limit === undefined ? {} : { limit }),
+            })
+          : [];
+        out(json ? JSON.stringify(grants, null, 2) : formatAccessTable(grants));
         return LEDGER_CLI_EXIT.ok;
       }
       case 'stats': {
@@ -149,7 +188,7 @@ export async function runLedgerCli(argv: readonly string[], io: LedgerCliIo): Pr
       }
       case 'uncertain': {
         const entries = await inspector.uncertain(limit);
-        out(json ? JSON.stringify(entries.map(entryToJson), null, 2) : formatEntryTable(entries));
+        out(json ? JSON.stringify(entries.map(toJson), null, 2) : formatEntryTable(entries));
         return values.check && entries.length > 0 ? LEDGER_CLI_EXIT.notFound : LEDGER_CLI_EXIT.ok;
       }
       default: {
@@ -160,7 +199,7 @@ export async function runLedgerCli(argv: readonly string[], io: LedgerCliIo): Pr
           ...(values.tx === undefined ? {} : { transaction: values.tx }),
           ...(limit === undefined ? {} : { limit }),
         });
-        out(json ? JSON.stringify(entries.map(entryToJson), null, 2) : formatEntryTable(entries));
+        out(json ? JSON.stringify(entries.map(toJson), null, 2) : formatEntryTable(entries));
         return LEDGER_CLI_EXIT.ok;
       }
     }
@@ -184,6 +223,7 @@ function parse(argv: readonly string[]) {
       limit: { type: 'string' },
       check: { type: 'boolean' },
       json: { type: 'boolean' },
+      'with-payload': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -301,6 +301,36 @@ describe('createPostgresLedgerStore', () => {
       }
     });
 
+    it('adds the version column to an identifier table made before it existed: old bindings are version 1', async () => {
+      const old = `${schema}_old_ids`;
+      await pool.query(`CREATE SCHEMA "${old}"`);
+      try {
+        await pool.query(`CREATE TABLE "${old}".tollbooth_ledger_identifiers (key text PRIMARY KEY,
+          fingerprint text NOT NULL, entry text NOT NULL, created_at bigint NOT NULL, expires_at bigint NOT NULL)`);
+        await pool.query(
+          `INSERT INTO "${old}".tollbooth_ledger_identifiers VALUES ('k', 'f', 'e', 1, 9999999999999)`,
+        );
+        const store = createPostgresLedgerStore({ pool, schema: old, purgeIntervalMs: 0 });
+        const bound = {
+          key: 'k',
+          fingerprint: 'f',
+          entry: 'e',
+          version: 1,
+          createdAt: 1,
+          expiresAt: 9999999999999,
+        };
+        expect(await store.getIdentifier('k')).toEqual(bound);
+        const next = { key: 'k', fingerprint: 'g', entry: 'n', createdAt: 2, expiresAt: 9999999999999 };
+        expect(await store.bindIdentifier(next, { entry: 'e', version: 1 })).toEqual({
+          bound: true,
+          binding: { ...next, version: 2 },
+        });
+        await store.close();
+      } finally {
+        await pool.query(`DROP SCHEMA IF EXISTS "${old}" CASCADE`);
+      }
+    });
+
     it('ends the pool it made when closed, and only that pool', async () => {
       // pool.end() resolves before the server has dropped the connections, so the call itself is
       // what the test watches (passed through to pg).
@@ -420,9 +450,16 @@ describe('createPostgresLedgerStore', () => {
           expiresAt: now + 1,
         });
         try {
-          expect(await store.bindIdentifier(binding('first'))).toEqual(binding('first'));
-          expect(await store.bindIdentifier(binding('second'))).toEqual(binding('second'));
-          expect(await store.getIdentifier('k')).toEqual(binding('second'));
+          const stored = (entry: string) => ({ ...binding(entry), version: 1 });
+          expect(await store.bindIdentifier(binding('first'))).toEqual({
+            bound: true,
+            binding: stored('first'),
+          });
+          expect(await store.bindIdentifier(binding('second'))).toEqual({
+            bound: true,
+            binding: stored('second'),
+          });
+          expect(await store.getIdentifier('k')).toEqual(stored('second'));
         } finally {
           await store.close();
           await racy.end();
@@ -463,12 +500,20 @@ describe('createPostgresLedgerStore', () => {
         [schema],
       );
       expect(rows.map((r) => r.indexname)).toEqual([
+        'tollbooth_ledger_access_expires_idx',
+        'tollbooth_ledger_access_granted_idx',
+        'tollbooth_ledger_access_pkey',
+        'tollbooth_ledger_access_subject_idx',
         'tollbooth_ledger_created_idx',
         'tollbooth_ledger_expires_idx',
         'tollbooth_ledger_identifiers_pkey',
         'tollbooth_ledger_ids_expires_idx',
+        'tollbooth_ledger_nonces_expires_idx',
+        'tollbooth_ledger_nonces_pkey',
         'tollbooth_ledger_payer_idx',
         'tollbooth_ledger_pkey',
+        'tollbooth_ledger_reservations_key_idx',
+        'tollbooth_ledger_reservations_pkey',
         'tollbooth_ledger_state_idx',
         'tollbooth_ledger_transaction_idx',
       ]);

@@ -1,25 +1,40 @@
 import {
-  assertLedgerInvariant,
+  type AccessStore,
+  type BindResult,
   type ClaimResult,
-  fromLedgerRow,
   type GateLogger,
-  type IdentifierBinding,
   LEDGER_ERROR_STATUS,
-  LEDGER_JSON_COLUMNS,
-  LEDGER_QUERY_DEFAULT_LIMIT,
-  type LedgerColumn,
   type LedgerEntry,
   type LedgerExpectation,
   type LedgerPatch,
   type LedgerQuery,
-  type LedgerRow,
   type LedgerStore,
+  type NewIdentifierBinding,
   type PaymentIdentity,
-  settlesWithStoredResponse,
+  type ReplacedBinding,
+  type ReservationStore,
   TollboothError,
-  toLedgerColumns,
 } from '@tollbooth/core';
+import {
+  assertLedgerInvariant,
+  fromLedgerRow,
+  LEDGER_QUERY_DEFAULT_LIMIT,
+  type LedgerRow,
+  settlesWithStoredResponse,
+  toLedgerColumns,
+} from '@tollbooth/core/ledger';
 import pg from 'pg';
+import { accessMigration, createPostgresAccess } from './postgres-access';
+import { createPostgresReservations, reservationMigration } from './postgres-reservations';
+import {
+  addMissingColumns,
+  COLUMNS,
+  fromIdentifierRow,
+  type IdentifierRow,
+  KEPT_PAST_EXPIRY,
+  migration,
+  param,
+} from './postgres-schema';
 
 /** Options of {@link createPostgresLedgerStore}: give exactly one of `pool` and `connectionString`. */
 export interface PostgresLedgerStoreOptions {
@@ -53,7 +68,10 @@ export const POSTGRES_LEDGER_STORE_DEFAULTS: Readonly<{
 });
 
 /** A {@link LedgerStore} on PostgreSQL, with its schema migration exposed. */
-export interface PostgresLedgerStore extends LedgerStore {
+export interface PostgresLedgerStore
+  extends Omit<LedgerStore, keyof AccessStore | keyof ReservationStore>,
+    AccessStore,
+    ReservationStore {
   /**
    * Creates the schema, table and indexes if they are missing. Idempotent and safe to run from
    * several instances at once (an advisory lock serialises it). Every other method runs it first,
@@ -63,23 +81,6 @@ export interface PostgresLedgerStore extends LedgerStore {
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,50}$/;
-
-// JSON columns are read back as text: `pg` would turn both SQL NULL and a JSON `null` into `null`.
-const COLUMNS = `id, state, resource, route, network, payer, payload::text AS payload,
-  requirements::text AS requirements, valid_before, transaction_hash, receipt::text AS receipt,
-  response_status, response_headers::text AS response_headers, response_body, error::text AS error,
-  resolution::text AS resolution, owner, lease_until, created_at, updated_at, expires_at`;
-
-/**
- * Entries no purge deletes, whatever their `expires_at` (docs/ledger.md#purging): a settled one
- * without its answer, and one whose charge the reconciler has yet to resolve.
- */
-const KEPT_PAST_EXPIRY =
-  "(state IN ('settling', 'uncertain') OR (state = 'settled' AND response_status IS NULL))";
-
-/** `$n`, cast to jsonb for JSON columns (the value is always sent as JSON text). */
-const param = (column: string, n: number) =>
-  LEDGER_JSON_COLUMNS.has(column as LedgerColumn) ? `$${n}::jsonb` : `$${n}`;
 
 function resolveOptions(options: PostgresLedgerStoreOptions) {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
@@ -110,68 +111,6 @@ function resolveOptions(options: PostgresLedgerStoreOptions) {
     );
   }
   return resolved;
-}
-
-function migration(schema: string, table: string): string {
-  const t = `"${schema}"."${table}"`;
-  return `
-    CREATE SCHEMA IF NOT EXISTS "${schema}";
-    CREATE TABLE IF NOT EXISTS ${t} (
-      id               text PRIMARY KEY,
-      state            text NOT NULL,
-      resource         text NOT NULL,
-      route            text NOT NULL,
-      network          text NOT NULL,
-      payer            text,
-      payload          jsonb,
-      requirements     jsonb,
-      valid_before     bigint NOT NULL,
-      transaction_hash text,
-      receipt          jsonb,
-      response_status  integer,
-      response_headers jsonb,
-      response_body    bytea,
-      error            jsonb,
-      resolution       jsonb,
-      owner            text NOT NULL,
-      lease_until      bigint NOT NULL,
-      created_at       bigint NOT NULL,
-      updated_at       bigint NOT NULL,
-      expires_at       bigint NOT NULL
-    );
-    ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS resolution jsonb;
-    CREATE INDEX IF NOT EXISTS "${table}_state_idx" ON ${t} (state, created_at);
-    CREATE INDEX IF NOT EXISTS "${table}_transaction_idx" ON ${t} (transaction_hash) WHERE transaction_hash IS NOT NULL;
-    CREATE INDEX IF NOT EXISTS "${table}_payer_idx" ON ${t} (payer, created_at) WHERE payer IS NOT NULL;
-    CREATE INDEX IF NOT EXISTS "${table}_created_idx" ON ${t} (created_at);
-    CREATE INDEX IF NOT EXISTS "${table}_expires_idx" ON ${t} (expires_at);
-    CREATE TABLE IF NOT EXISTS "${schema}"."${table}_identifiers" (
-      key         text PRIMARY KEY,
-      fingerprint text NOT NULL,
-      entry       text NOT NULL,
-      created_at  bigint NOT NULL,
-      expires_at  bigint NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS "${table}_ids_expires_idx" ON "${schema}"."${table}_identifiers" (expires_at);
-  `;
-}
-
-interface IdentifierRow {
-  key: string;
-  fingerprint: string;
-  entry: string;
-  created_at: string | number;
-  expires_at: string | number;
-}
-
-function fromIdentifierRow(row: IdentifierRow): IdentifierBinding {
-  return {
-    key: row.key,
-    fingerprint: row.fingerprint,
-    entry: row.entry,
-    createdAt: Number(row.created_at),
-    expiresAt: Number(row.expires_at),
-  };
 }
 
 /**
@@ -219,7 +158,12 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
         await client.query('BEGIN');
         // Concurrent CREATE … IF NOT EXISTS can still collide in the catalog: serialise instances.
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`tollbooth-ledger:${table}`]);
-        await client.query(migration(schema, tableName));
+        await client.query(
+          migration(schema, tableName) +
+            accessMigration(schema, tableName) +
+            reservationMigration(schema, tableName),
+        );
+        await addMissingColumns(client, schema, tableName);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
@@ -237,6 +181,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
     if (closed) throw new TollboothError('ledger_unavailable', 'The Postgres ledger store is closed');
     await migrate();
   };
+  const access = createPostgresAccess(pool, schema, tableName, ready);
+  const reservations = createPostgresReservations(pool, schema, tableName, ready);
   const rows = async (sql: string, params: unknown[]): Promise<LedgerRow[]> =>
     (await pool.query<LedgerRow>(sql, params)).rows;
 
@@ -263,7 +209,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
          (SELECT 1 FROM ${table} AS e WHERE e.id = b.entry AND ${KEPT_PAST_EXPIRY})`,
       [now],
     );
-    return (result.rowCount ?? 0) + (bindings.rowCount ?? 0);
+    const others = (await access.purge(now)) + (await reservations.purge(now));
+    return (result.rowCount ?? 0) + (bindings.rowCount ?? 0) + others;
   };
 
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -368,14 +315,17 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       return found.map(fromLedgerRow);
     },
 
-    async bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity) {
+    async bindIdentifier(binding: NewIdentifierBinding, replaces?: ReplacedBinding): Promise<BindResult> {
       await ready();
-      // Inserts, or takes the key over from the entry it replaces; the WHERE keeps any other binding.
-      const upsert = `INSERT INTO ${identifiers} (key, fingerprint, entry, created_at, expires_at)
-        VALUES ($1, $2, $3, $4, $5)
+      // Inserts, or takes the key over from the binding the caller read ($6 at version $7) when the
+      // payment it names charged nothing or is the one bound again. The WHERE is checked on the row
+      // as the last writer left it, so of two callers that read one version only one replaces it.
+      const upsert = `INSERT INTO ${identifiers} AS b (key, fingerprint, entry, version, created_at, expires_at)
+        VALUES ($1, $2, $3, 1, $4, $5)
         ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, entry = EXCLUDED.entry,
-          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-        WHERE ${identifiers}.entry = $6
+          version = b.version + 1, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+        WHERE b.entry = $6 AND b.version = $7::integer AND (b.entry = EXCLUDED.entry OR NOT EXISTS
+          (SELECT 1 FROM ${table} AS e WHERE e.id = b.entry AND e.state <> 'rejected'))
         RETURNING *`;
       const values = [
         binding.key,
@@ -383,16 +333,17 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
         binding.entry,
         binding.createdAt,
         binding.expiresAt,
-        replaces ?? null,
+        replaces?.entry ?? null,
+        replaces?.version ?? null,
       ];
       // The binding in the way can be purged between the upsert and the read: then upsert again.
       for (;;) {
         const [stored] = (await pool.query<IdentifierRow>(upsert, values)).rows;
-        if (stored) return fromIdentifierRow(stored);
+        if (stored) return { bound: true, binding: fromIdentifierRow(stored) };
         const [existing] = (
           await pool.query<IdentifierRow>(`SELECT * FROM ${identifiers} WHERE key = $1`, [binding.key])
         ).rows;
-        if (existing) return fromIdentifierRow(existing);
+        if (existing) return { bound: false, binding: fromIdentifierRow(existing) };
       }
     },
 
@@ -403,6 +354,12 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       return row ? fromIdentifierRow(row) : undefined;
     },
 
+    grantAccess: access.grantAccess,
+    useAccess: access.useAccess,
+    returnAccess: access.returnAccess,
+    claimNonce: access.claimNonce,
+    queryAccess: access.queryAccess,
+    ...reservations.methods,
     purgeExpired: purge,
 
     async close() {

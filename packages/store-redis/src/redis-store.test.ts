@@ -285,6 +285,40 @@ describe('createRedisLedgerStore', () => {
       await store.close();
     });
 
+    it('reads a binding stored before versions existed as version 1, and replaces it from there', async () => {
+      const store = createRedisLedgerStore({
+        redis: redisUrl,
+        keyPrefix: `${run}unversioned:`,
+        purgeIntervalMs: 0,
+      });
+      await admin.hset(`${run}unversioned:i:k`, {
+        key: 'k',
+        fingerprint: 'f',
+        entry: 'e',
+        createdAt: '1',
+        expiresAt: '9999999999999',
+      });
+      const old = {
+        key: 'k',
+        fingerprint: 'f',
+        entry: 'e',
+        version: 1,
+        createdAt: 1,
+        expiresAt: 9999999999999,
+      };
+      expect(await store.getIdentifier('k')).toEqual(old);
+      const next = { key: 'k', fingerprint: 'g', entry: 'n', createdAt: 2, expiresAt: 9999999999999 };
+      expect(await store.bindIdentifier(next, { entry: 'e', version: 2 })).toEqual({
+        bound: false,
+        binding: old,
+      });
+      expect(await store.bindIdentifier(next, { entry: 'e', version: 1 })).toEqual({
+        bound: true,
+        binding: { ...next, version: 2 },
+      });
+      await store.close();
+    });
+
     it('finds no entry by any query once Redis has expired it, and purges what it left behind', async () => {
       const store = createRedisLedgerStore({ redis: redisUrl, keyPrefix: `${run}gone:`, purgeIntervalMs: 0 });
       const kept = buildEntry({ state: 'rejected', createdAt: Date.now() - 1 });

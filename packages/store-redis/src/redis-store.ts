@@ -1,22 +1,30 @@
 import { createHash } from 'node:crypto';
 import {
-  assertLedgerInvariant,
+  type AccessStore,
+  type BindResult,
   type ClaimResult,
   type GateLogger,
-  type IdentifierBinding,
   LEDGER_ERROR_STATUS,
-  LEDGER_QUERY_DEFAULT_LIMIT,
   type LedgerEntry,
   type LedgerExpectation,
   type LedgerPatch,
   type LedgerQuery,
-  type LedgerState,
   type LedgerStore,
+  type NewIdentifierBinding,
   type PaymentIdentity,
-  settlesWithStoredResponse,
+  type ReplacedBinding,
+  type ReservationStore,
   TollboothError,
 } from '@tollbooth/core';
+import {
+  assertLedgerInvariant,
+  LEDGER_QUERY_DEFAULT_LIMIT,
+  settlesWithStoredResponse,
+} from '@tollbooth/core/ledger';
 import { Redis } from 'ioredis';
+import { createRedisAccess } from './redis-access';
+import { decodeBinding, decodeFields, encodeFields, fromFlat } from './redis-fields';
+import { createRedisReservations } from './redis-reservations';
 import { BIND_IDENTIFIER_SCRIPT, CLAIM_SCRIPT, PURGE_SCRIPT, REMOVE_SCRIPT, UPDATE_SCRIPT } from './scripts';
 
 /** Options of {@link createRedisLedgerStore}. */
@@ -47,90 +55,6 @@ export const REDIS_LEDGER_STORE_DEFAULTS: Readonly<{ keyPrefix: string; purgeInt
 
 const PURGE_BATCH = 500;
 const QUERY_PAGE = 200;
-
-/** Hash fields of an entry or a patch; `undefined` fields are left out. */
-function encodeFields(fields: Partial<LedgerEntry>): string[] {
-  const out: string[] = [];
-  const put = (name: string, value: string | undefined) => {
-    if (value !== undefined) out.push(name, value);
-  };
-  const json = (value: unknown) => (value === undefined ? undefined : JSON.stringify(value));
-  const num = (value: number | undefined) => (value === undefined ? undefined : String(value));
-  put('id', fields.id);
-  put('state', fields.state);
-  put('resource', fields.resource);
-  put('route', fields.route);
-  put('network', fields.network);
-  put('payer', fields.payer);
-  put('payload', json(fields.payload));
-  put('requirements', json(fields.requirements));
-  put('validBefore', num(fields.validBefore));
-  put('transaction', fields.transaction);
-  put('receipt', json(fields.receipt));
-  if (fields.response !== undefined) {
-    const { status, headers, body } = fields.response;
-    const base64 = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('base64');
-    put('response', JSON.stringify({ status, headers, body: base64 }));
-  }
-  put('error', json(fields.error));
-  put('resolution', json(fields.resolution));
-  put('owner', fields.owner);
-  put('leaseUntil', num(fields.leaseUntil));
-  put('createdAt', num(fields.createdAt));
-  put('updatedAt', num(fields.updatedAt));
-  put('expiresAt', num(fields.expiresAt));
-  return out;
-}
-
-function decodeFields(f: Record<string, string>): LedgerEntry {
-  const entry: LedgerEntry = {
-    id: f.id!,
-    state: f.state as LedgerState,
-    resource: f.resource!,
-    route: f.route!,
-    network: f.network!,
-    payload: f.payload === undefined ? undefined : JSON.parse(f.payload),
-    requirements: f.requirements === undefined ? undefined : JSON.parse(f.requirements),
-    validBefore: Number(f.validBefore),
-    owner: f.owner!,
-    leaseUntil: Number(f.leaseUntil),
-    createdAt: Number(f.createdAt),
-    updatedAt: Number(f.updatedAt),
-    expiresAt: Number(f.expiresAt),
-  };
-  if (f.payer !== undefined) entry.payer = f.payer;
-  if (f.transaction !== undefined) entry.transaction = f.transaction;
-  if (f.receipt !== undefined) entry.receipt = JSON.parse(f.receipt);
-  if (f.response !== undefined) {
-    const { status, headers, body } = JSON.parse(f.response) as {
-      status: number;
-      headers: Record<string, string>;
-      body: string;
-    };
-    entry.response = { status, headers, body: new Uint8Array(Buffer.from(body, 'base64')) };
-  }
-  if (f.error !== undefined) entry.error = JSON.parse(f.error);
-  if (f.resolution !== undefined) entry.resolution = JSON.parse(f.resolution);
-  return entry;
-}
-
-function fromFlat(flat: string[]): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) record[flat[i]!] = flat[i + 1]!;
-  return record;
-}
-
-/** An identifier binding from its hash fields; `undefined` for an empty hash (no binding). */
-function decodeBinding(fields: Record<string, string>): IdentifierBinding | undefined {
-  if (fields.key === undefined) return undefined;
-  return {
-    key: fields.key,
-    fingerprint: fields.fingerprint!,
-    entry: fields.entry!,
-    createdAt: Number(fields.createdAt),
-    expiresAt: Number(fields.expiresAt),
-  };
-}
 
 function newerFirst(a: LedgerEntry, b: LedgerEntry): number {
   if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
@@ -192,7 +116,9 @@ function resolveOptions(options: RedisLedgerStoreOptions) {
  * await ledger.close();
  * ```
  */
-export function createRedisLedgerStore(options: RedisLedgerStoreOptions): LedgerStore {
+export function createRedisLedgerStore(
+  options: RedisLedgerStoreOptions,
+): LedgerStore & AccessStore & ReservationStore {
   const resolved = resolveOptions(options);
   const owned = typeof resolved.redis === 'string';
   const redis = typeof resolved.redis === 'string' ? new Redis(resolved.redis) : resolved.redis;
@@ -238,6 +164,8 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
     if (closed) throw new TollboothError('ledger_unavailable', 'The Redis ledger store is closed');
   };
 
+  const access = createRedisAccess({ redis, prefix, scriptPrefix, run, assertOpen });
+  const reservations = createRedisReservations({ redis, prefix, scriptPrefix, run, assertOpen });
   const purge = async (now: number): Promise<number> => {
     assertOpen();
     let purged = 0;
@@ -248,7 +176,7 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
         String(PURGE_BATCH),
       ]);
       purged += deleted;
-      if (examined < PURGE_BATCH) return purged;
+      if (examined < PURGE_BATCH) return purged + (await access.purge(now));
     }
   };
 
@@ -301,19 +229,23 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
       return { acquired: acquired === 1, entry: decodeFields(fromFlat(flat)) };
     },
 
-    async bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity) {
+    async bindIdentifier(binding: NewIdentifierBinding, replaces?: ReplacedBinding): Promise<BindResult> {
       assertOpen();
-      const flat = await run<string[]>(BIND_IDENTIFIER_SCRIPT, [
+      const [bound, flat] = await run<[number, string[]]>(BIND_IDENTIFIER_SCRIPT, [
         scriptPrefix,
         binding.key,
         binding.fingerprint,
         binding.entry,
         String(binding.createdAt),
         String(binding.expiresAt),
-        replaces ?? '',
+        replaces?.entry ?? '',
+        String(replaces?.version ?? 0),
       ]);
-      // Empty only when the binding was stored already expired (Redis deleted it at once).
-      return decodeBinding(fromFlat(flat)) ?? { ...binding };
+      const found = decodeBinding(fromFlat(flat));
+      // Empty only when the binding was stored already expired (Redis deleted it at once); a
+      // refusal always reads the binding in the way.
+      if (bound === 1) return { bound: true, binding: found ?? { ...binding, version: 1 } };
+      return { bound: false, binding: found! };
     },
 
     async getIdentifier(key: string) {
@@ -391,6 +323,12 @@ export function createRedisLedgerStore(options: RedisLedgerStoreOptions): Ledger
       return found.sort(newerFirst).slice(0, limit);
     },
 
+    grantAccess: access.grantAccess,
+    useAccess: access.useAccess,
+    returnAccess: access.returnAccess,
+    claimNonce: access.claimNonce,
+    queryAccess: access.queryAccess,
+    ...reservations,
     purgeExpired: purge,
 
     async close() {

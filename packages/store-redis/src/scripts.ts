@@ -158,20 +158,33 @@ return {purged, #ids}
 `;
 
 /**
- * ARGV: prefix, key, fingerprint, entry, createdAt, expiresAt, replaces ('' for none) → the
- * binding's hash after the call. Stores the binding when the key is free or bound to `replaces`;
- * Redis deletes it itself at `expiresAt`, unless its entry is kept then (see `follow`).
+ * ARGV: prefix, key, fingerprint, entry, createdAt, expiresAt, replaced entry ('' for none),
+ * replaced version → `{1|0, the binding's hash after the call}`. Stores the binding (version 1)
+ * when the key is free; takes the key over (version + 1) when it is still bound to the replaced
+ * entry at the replaced version and that entry is absent, rejected, or the one bound again. Redis
+ * deletes a binding itself at `expiresAt`, unless its entry is kept then (see `follow`).
  */
 export const BIND_IDENTIFIER_SCRIPT = `${HELPERS}
 local P = ARGV[1]
 local k = P .. 'i:' .. ARGV[2]
-local current = redis.call('HGET', k, 'entry')
-if (not current) or (ARGV[7] ~= '' and current == ARGV[7]) then
-  redis.call('DEL', k)
-  redis.call('HSET', k, 'key', ARGV[2], 'fingerprint', ARGV[3], 'entry', ARGV[4], 'createdAt', ARGV[5], 'expiresAt', ARGV[6])
-  redis.call('HSET', P .. 'refs:identifier', ARGV[4], ARGV[2])
-  local e = redis.call('HMGET', P .. 'e:' .. ARGV[4], 'state', 'response')
-  follow(k, ARGV[4], kept(e[1], e[2]))
+local current = redis.call('HMGET', k, 'entry', 'version')
+local version = 1
+if current[1] then
+  local replaced = ARGV[7]
+  if replaced == '' or current[1] ~= replaced or (tonumber(current[2]) or 1) ~= tonumber(ARGV[8]) then
+    return {0, redis.call('HGETALL', k)}
+  end
+  local state = redis.call('HGET', P .. 'e:' .. replaced, 'state')
+  if replaced ~= ARGV[4] and state and state ~= 'rejected' then
+    return {0, redis.call('HGETALL', k)}
+  end
+  version = (tonumber(current[2]) or 1) + 1
 end
-return redis.call('HGETALL', k)
+redis.call('DEL', k)
+redis.call('HSET', k, 'key', ARGV[2], 'fingerprint', ARGV[3], 'entry', ARGV[4], 'version', version,
+  'createdAt', ARGV[5], 'expiresAt', ARGV[6])
+redis.call('HSET', P .. 'refs:identifier', ARGV[4], ARGV[2])
+local e = redis.call('HMGET', P .. 'e:' .. ARGV[4], 'state', 'response')
+follow(k, ARGV[4], kept(e[1], e[2]))
+return {1, redis.call('HGETALL', k)}
 `;

@@ -298,6 +298,30 @@ describe('createSqliteLedgerStore', () => {
     db.close();
   });
 
+  it('adds the version column to an identifier table made before it existed: old bindings are version 1', async () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE TABLE old_ids_identifiers (key TEXT PRIMARY KEY NOT NULL, fingerprint TEXT NOT NULL,
+      entry TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)`);
+    db.exec(`INSERT INTO old_ids_identifiers VALUES ('k', 'f', 'e', 1, 9999999999999)`);
+    const store = createSqliteLedgerStore({ database: db, tableName: 'old_ids', purgeIntervalMs: 0 });
+    const old = {
+      key: 'k',
+      fingerprint: 'f',
+      entry: 'e',
+      version: 1,
+      createdAt: 1,
+      expiresAt: 9999999999999,
+    };
+    expect(await store.getIdentifier('k')).toEqual(old);
+    const next = { key: 'k', fingerprint: 'g', entry: 'n', createdAt: 2, expiresAt: 9999999999999 };
+    expect(await store.bindIdentifier(next, { entry: 'e', version: 1 })).toEqual({
+      bound: true,
+      binding: { ...next, version: 2 },
+    });
+    await store.close();
+    db.close();
+  });
+
   it('rejects operations after close', async () => {
     const store = createSqliteLedgerStore({ filename: ':memory:' });
     await store.close();
@@ -313,7 +337,10 @@ describe('createSqliteLedgerStore', () => {
     // a time agreed beforehand, which a slow start would miss), and each records whether it ever
     // won an id right after losing the one before: then another process was claiming at the
     // same moment, so the processes really contended. They go on past 200 ids until that
-    // happened (at most 5,000).
+    // happened to one of them, which says so to the others through the file itself (a claim of
+    // the id 'contended', looked for every 50 ids): a process that ran alone while the others
+    // waited for a CPU keeps going until they catch up, losing is quicker than winning (at most
+    // 60 s).
     const child = `
       import { createInterface } from 'node:readline';
       import { createSqliteLedgerStore } from '@tollbooth/store-sqlite';
@@ -326,14 +353,19 @@ describe('createSqliteLedgerStore', () => {
       const won = { claims: [], updates: [], attempted: 0, interleaved: false };
       let lostBefore = false;
       const now = Date.now();
-      for (let i = 0; i < 5000 && (i < 200 || !won.interleaved); i += 1) {
+      const contended = async () => won.interleaved || (await store.get('contended')) !== undefined;
+      for (let i = 0; Date.now() - now < 60000; i += 1) {
+        if (i >= 200 && i % 50 === 0 && (await contended())) break;
         const id = 'id-' + i;
         const entry = { id, state: 'claimed', resource: 'r', route: 'GET /r', network: 'n', payload: {},
           requirements: {}, validBefore: 1, owner: name, leaseUntil: now, createdAt: now, updatedAt: now,
           expiresAt: now + 60000 };
         const acquired = (await store.claim(entry)).acquired;
         if (acquired) won.claims.push(id);
-        if (acquired && lostBefore) won.interleaved = true;
+        if (acquired && lostBefore && !won.interleaved) {
+          won.interleaved = true;
+          await store.claim({ ...entry, id: 'contended' });
+        }
         lostBefore = !acquired;
         if (await store.update(id, { state: ['claimed'] }, { state: 'settling', owner: name })) won.updates.push(id);
         won.attempted = i + 1;

@@ -1,23 +1,32 @@
 import {
-  assertLedgerInvariant,
+  type AccessStore,
+  type BindResult,
   type ClaimResult,
-  fromLedgerRow,
-  type IdentifierBinding,
   LEDGER_ERROR_STATUS,
-  LEDGER_QUERY_DEFAULT_LIMIT,
-  type LedgerColumnValue,
   type LedgerEntry,
   type LedgerExpectation,
   type LedgerPatch,
   type LedgerQuery,
-  type LedgerRow,
   type LedgerStore,
+  type NewIdentifierBinding,
   type PaymentIdentity,
-  settlesWithStoredResponse,
+  type ReplacedBinding,
+  type ReservationStore,
   TollboothError,
-  toLedgerColumns,
 } from '@tollbooth/core';
+import {
+  assertLedgerInvariant,
+  fromLedgerRow,
+  LEDGER_QUERY_DEFAULT_LIMIT,
+  type LedgerColumnValue,
+  type LedgerRow,
+  settlesWithStoredResponse,
+  toLedgerColumns,
+} from '@tollbooth/core/ledger';
 import Database from 'better-sqlite3';
+import { accessSchema, createSqliteAccess } from './sqlite-access';
+import { fromIdentifierRow, type IdentifierRow } from './sqlite-identifier-row';
+import { createSqliteReservations, reservationSchema } from './sqlite-reservations';
 
 /** Options of {@link createSqliteLedgerStore}: give exactly one of `filename` and `database`. */
 export interface SqliteLedgerStoreOptions {
@@ -109,29 +118,12 @@ function schema(table: string): string {
       key         TEXT PRIMARY KEY NOT NULL,
       fingerprint TEXT NOT NULL,
       entry       TEXT NOT NULL,
+      version     INTEGER NOT NULL DEFAULT 1,
       created_at  INTEGER NOT NULL,
       expires_at  INTEGER NOT NULL
     );
     CREATE INDEX IF NOT EXISTS ${table}_identifiers_expires_idx ON ${table}_identifiers (expires_at);
   `;
-}
-
-interface IdentifierRow {
-  key: string;
-  fingerprint: string;
-  entry: string;
-  created_at: number;
-  expires_at: number;
-}
-
-function fromIdentifierRow(row: IdentifierRow): IdentifierBinding {
-  return {
-    key: row.key,
-    fingerprint: row.fingerprint,
-    entry: row.entry,
-    createdAt: Number(row.created_at),
-    expiresAt: Number(row.expires_at),
-  };
 }
 
 /**
@@ -162,7 +154,9 @@ const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',
  * await ledger.close();
  * ```
  */
-export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): LedgerStore {
+export function createSqliteLedgerStore(
+  options: SqliteLedgerStoreOptions,
+): LedgerStore & AccessStore & ReservationStore {
   const resolved = resolveOptions(options);
   const table = resolved.tableName;
   const owned = resolved.database === undefined;
@@ -171,11 +165,16 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     db.pragma('journal_mode = WAL');
     db.pragma(`busy_timeout = ${resolved.busyTimeoutMs}`);
   }
-  db.exec(schema(table));
-  // Tables made before the resolution column existed get it (SQLite has no ADD COLUMN IF NOT EXISTS).
-  const columns = db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();
-  if (!columns.some((column) => column.name === 'resolution'))
-    db.exec(`ALTER TABLE ${table} ADD COLUMN resolution TEXT`);
+  db.exec(schema(table) + accessSchema(table) + reservationSchema(table));
+  // Tables made before a column existed get it (SQLite has no ADD COLUMN IF NOT EXISTS).
+  const hasColumn = (name: string, column: string): boolean =>
+    db
+      .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${name}')`)
+      .all()
+      .some((found) => found.name === column);
+  if (!hasColumn(table, 'resolution')) db.exec(`ALTER TABLE ${table} ADD COLUMN resolution TEXT`);
+  if (!hasColumn(`${table}_identifiers`, 'version'))
+    db.exec(`ALTER TABLE ${table}_identifiers ADD COLUMN version INTEGER NOT NULL DEFAULT 1`);
 
   const selectById = db.prepare<[string], LedgerRow>(`SELECT * FROM ${table} WHERE id = ?`);
   // A settled entry without its answer is kept (its payer is served whenever it retries), and so is
@@ -187,30 +186,57 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     `DELETE FROM ${table}_identifiers WHERE expires_at < ? AND NOT EXISTS
        (SELECT 1 FROM ${table} WHERE id = ${table}_identifiers.entry AND ${KEPT_PAST_EXPIRY})`,
   );
+  let closed = false;
+  const assertOpen = () => {
+    if (closed) throw new TollboothError('ledger_unavailable', 'The SQLite ledger store is closed');
+  };
+  const access = createSqliteAccess(db, table, assertOpen);
+  const reservations = createSqliteReservations(db, table, assertOpen);
   const purge = db.transaction(
-    (now: number): number => purgeEntries.run(now).changes + purgeIdentifiers.run(now).changes,
+    (now: number): number =>
+      purgeEntries.run(now).changes +
+      purgeIdentifiers.run(now).changes +
+      access.purge(now) +
+      reservations.purge(now),
   );
   const selectIdentifier = db.prepare<[string], IdentifierRow>(
     `SELECT * FROM ${table}_identifiers WHERE key = ?`,
   );
-  // Inserts, or takes the key over from the entry it replaces; the WHERE keeps any other binding.
-  const upsertIdentifier = db.prepare<[string, string, string, number, number, string | null]>(
-    `INSERT INTO ${table}_identifiers (key, fingerprint, entry, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, entry = excluded.entry,
-       created_at = excluded.created_at, expires_at = excluded.expires_at
-     WHERE ${table}_identifiers.entry = ?`,
+  const insertIdentifier = db.prepare<[string, string, string, number, number]>(
+    `INSERT INTO ${table}_identifiers (key, fingerprint, entry, version, created_at, expires_at)
+     VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (key) DO NOTHING`,
   );
-  const bind = db.transaction((binding: IdentifierBinding, replaces: string | null): IdentifierBinding => {
-    upsertIdentifier.run(
-      binding.key,
-      binding.fingerprint,
-      binding.entry,
-      binding.createdAt,
-      binding.expiresAt,
-      replaces,
-    );
-    return fromIdentifierRow(selectIdentifier.get(binding.key)!);
-  });
+  const replaceIdentifier = db.prepare<[string, string, number, number, string, string, number]>(
+    `UPDATE ${table}_identifiers SET fingerprint = ?, entry = ?, version = version + 1, created_at = ?,
+       expires_at = ? WHERE key = ? AND entry = ? AND version = ?`,
+  );
+  const selectState = db.prepare<[string], { state: string }>(`SELECT state FROM ${table} WHERE id = ?`);
+  // Run immediate: the write lock is held from the first read, so no other connection binds between.
+  const bind = db.transaction(
+    (binding: NewIdentifierBinding, replaces: ReplacedBinding | undefined): BindResult => {
+      const { key, fingerprint, entry, createdAt, expiresAt } = binding;
+      if (insertIdentifier.run(key, fingerprint, entry, createdAt, expiresAt).changes === 1)
+        return { bound: true, binding: fromIdentifierRow(selectIdentifier.get(key)!) };
+      // Taken over only from the binding the caller read (its entry and version), when the payment
+      // it names charged nothing (absent or rejected) or is the one bound again.
+      let replaced = false;
+      if (replaces !== undefined) {
+        const state = replaces.entry === entry ? undefined : selectState.get(replaces.entry)?.state;
+        replaced =
+          (state === undefined || state === 'rejected') &&
+          replaceIdentifier.run(
+            fingerprint,
+            entry,
+            createdAt,
+            expiresAt,
+            key,
+            replaces.entry,
+            replaces.version,
+          ).changes === 1;
+      }
+      return { bound: replaced, binding: fromIdentifierRow(selectIdentifier.get(key)!) };
+    },
+  );
   const statements = new Map<string, Database.Statement>();
   const cached = (sql: string): Database.Statement => {
     let statement = statements.get(sql);
@@ -240,11 +266,6 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       params.push(expect.owner);
     }
     return { sql, params };
-  };
-
-  let closed = false;
-  const assertOpen = () => {
-    if (closed) throw new TollboothError('ledger_unavailable', 'The SQLite ledger store is closed');
   };
 
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -337,9 +358,9 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       return rows.map(fromLedgerRow);
     },
 
-    async bindIdentifier(binding: IdentifierBinding, replaces?: PaymentIdentity) {
+    async bindIdentifier(binding: NewIdentifierBinding, replaces?: ReplacedBinding) {
       assertOpen();
-      return bind.immediate(binding, replaces ?? null);
+      return bind.immediate(binding, replaces);
     },
 
     async getIdentifier(key: string) {
@@ -347,6 +368,13 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       const row = selectIdentifier.get(key);
       return row ? fromIdentifierRow(row) : undefined;
     },
+
+    grantAccess: access.grantAccess,
+    useAccess: access.useAccess,
+    returnAccess: access.returnAccess,
+    claimNonce: access.claimNonce,
+    queryAccess: access.queryAccess,
+    ...reservations.methods,
 
     async purgeExpired(now: number) {
       assertOpen();

@@ -450,15 +450,39 @@ describe('createExactEvmFacilitator on a devnet', () => {
     }
   });
 
-  it('reconciles an unused authorization as unsettled while valid and expired after validBefore', async () => {
+  it("reconciles an unused authorization as expired only once the chain's time is past validBefore by the grace blocks", async () => {
     const publicClient = createPublicClient({ chain: devnet.chain, transport: http(devnet.rpcUrl) });
     const payment = await buildPayment(payer(0), requirements);
-    const validBefore = Number(
+    const validBefore = BigInt(
       (payment.payload as { authorization: { validBefore: string } }).authorization.validBefore,
     );
     const input = { client: publicClient, payload: payment, requirements };
-    expect(await reconcileExactEvmPayment({ ...input, now: now() })).toEqual({ status: 'unsettled' });
-    expect(await reconcileExactEvmPayment({ ...input, now: validBefore })).toEqual({ status: 'expired' });
+    expect(await reconcileExactEvmPayment(input)).toEqual({ status: 'unsettled' });
+    // The chain's clock moves past validBefore in a snapshot, given back after the test.
+    const snapshot = await devnet.testClient.snapshot();
+    try {
+      await devnet.testClient.setNextBlockTimestamp({ timestamp: validBefore });
+      await devnet.mine();
+      // The head is at validBefore: no block can include the transfer, but a reorg of the last
+      // blocks could still bring one back that does. Five blocks deep (the default) it counts.
+      for (let deep = 0; deep < 5; deep++) {
+        expect(await reconcileExactEvmPayment(input), `${deep} blocks past`).toEqual({ status: 'unsettled' });
+        await devnet.mine();
+      }
+      expect(await reconcileExactEvmPayment(input)).toEqual({ status: 'expired' });
+      expect(await reconcileExactEvmPayment({ ...input, expiryGraceBlocks: 6n })).toEqual({
+        status: 'unsettled',
+      });
+      const scheme = createExactEvmScheme({ publicClient, expiryGraceBlocks: 0 });
+      expect(await scheme.reconcile!({ payload: payment, requirements, now: 0 })).toEqual({
+        status: 'expired',
+      });
+    } finally {
+      await devnet.testClient.revert({ id: snapshot });
+    }
+    expect(() => createExactEvmScheme({ expiryGraceBlocks: -1 })).toThrow(
+      /expiryGraceBlocks must be a non-negative integer/,
+    );
   });
 
   it('accepts an ERC-1271 smart wallet payer through the chain, which preVerify leaves to it only when told', async () => {

@@ -1,10 +1,20 @@
 import type { ReconcileInput, SchemeServer } from '@tollbooth/core';
-import { type Chain, type Client, createPublicClient, http, type Transport } from 'viem';
-import { getBlockNumber, getChainId as readChainId } from 'viem/actions';
+import {
+  type Chain,
+  type Client,
+  createPublicClient,
+  erc20Abi,
+  getAddress,
+  http,
+  isAddress,
+  type Transport,
+} from 'viem';
+import { getBlockNumber, getChainId as readChainId, readContract } from 'viem/actions';
 import { defineAsset, type EvmAsset } from '../assets/define-asset';
 import { EXACT_SCHEME } from '../constants';
 import { EvmErrorCode, EvmSchemeError } from '../errors';
 import { reconcileExactEvmPayment } from '../reconcile/reconcile-exact-evm-payment';
+import { verifySignIn } from '../sign-in/verify-sign-in';
 import type { RecoveryBackend } from '../signature/recovery-backends';
 import { checkEvmAddress } from '../utils/check-evm-address';
 import { getChainId } from '../utils/get-chain-id';
@@ -32,6 +42,11 @@ export interface CreateExactEvmSchemeParameters {
   rpcUrl?: string | Readonly<Record<string, string>> | undefined;
   /** Blocks searched backwards for a used authorization's logs. Default 50 000. */
   reconcileLookbackBlocks?: bigint | number | undefined;
+  /**
+   * Blocks the chain must have mined at or past an authorization's `validBefore` before an unused
+   * one counts as expired (judged by the chain's time, never the server's clock). Default 5.
+   */
+  expiryGraceBlocks?: bigint | number | undefined;
   /** Force the signature recovery backend. Default: native libsecp256k1 when it loads, else @noble/curves. */
   recoveryBackend?: RecoveryBackend | undefined;
   /**
@@ -147,6 +162,11 @@ export function createExactEvmScheme(
     lookback === undefined ||
     (typeof lookback === 'bigint' ? lookback >= 0n : Number.isSafeInteger(lookback) && lookback >= 0);
   if (!validLookback) problems.push('reconcileLookbackBlocks must be a non-negative integer');
+  const grace = parameters.expiryGraceBlocks;
+  const validGrace =
+    grace === undefined ||
+    (typeof grace === 'bigint' ? grace >= 0n : Number.isSafeInteger(grace) && grace >= 0);
+  if (!validGrace) problems.push('expiryGraceBlocks must be a non-negative integer');
   if (recoveryBackend !== undefined && recoveryBackend !== 'native' && recoveryBackend !== 'noble')
     problems.push(`recoveryBackend must be "native" or "noble", got "${String(recoveryBackend)}"`);
   if (problems.length > 0) {
@@ -162,6 +182,12 @@ export function createExactEvmScheme(
     supportsNetwork: (network) => network === 'eip155:*' || getChainId(network) !== undefined,
     checkAddress: (address) => checkEvmAddress({ address }),
     resolvePrice: (price, network) => resolveExactEvmPrice({ price, network, assets }),
+    signIn: {
+      signatureType: (network) => (getChainId(network) === undefined ? undefined : 'eip191'),
+      canonicalAddress: (address) =>
+        isAddress(address, { strict: false }) ? getAddress(address) : undefined,
+      verify: (proof) => verifySignIn({ proof }),
+    },
     preVerify: (payload, requirements, now) =>
       preVerifyExactEvmPayment({
         payload,
@@ -216,14 +242,34 @@ export function createExactEvmScheme(
         payload: input.payload,
         requirements: input.requirements,
         transaction: input.transaction,
-        now: input.now,
         lookbackBlocks: lookback === undefined ? undefined : BigInt(lookback),
+        expiryGraceBlocks: grace === undefined ? undefined : BigInt(grace),
       });
+    };
+    // With a chain reader, a sign-in is checked as the chain sees it: EIP-1271 and EIP-6492 wallets.
+    scheme.signIn = {
+      ...scheme.signIn!,
+      verify: async (proof) => {
+        const reader = await readerFor(proof.chainId);
+        if ('message' in reader) throw new Error(reader.message);
+        return verifySignIn({ proof, client: reader.client });
+      },
     };
     // The same question with the reported hash: its receipt shows the transfer, or the chain
     // shows the authorization used by another transaction, unused (a hash that never mines), or
     // still pending.
     scheme.confirmSettlement = scheme.reconcile;
+    scheme.balanceOf = async ({ network, asset, owner }) => {
+      const reader = await readerFor(network);
+      if ('message' in reader) throw new Error(reader.message);
+      return readContract(reader.client, {
+        address: asset as `0x${string}`,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [owner as `0x${string}`],
+        blockTag: 'latest',
+      });
+    };
   }
   return scheme;
 }
