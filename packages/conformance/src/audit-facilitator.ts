@@ -6,7 +6,7 @@ import {
   type SupportedResponse,
   type VerifyResponse,
 } from '@tollbooth/core';
-import { AUDIT_NETWORK, AUDIT_TX } from './audit-scheme';
+import { AUDIT_NETWORK, AUDIT_REVERTED_TX, AUDIT_TX } from './audit-scheme';
 import type { AuditControl } from './types';
 
 /** The facilitator double: a `FacilitatorClient` whose answers the audits script. */
@@ -43,10 +43,11 @@ export function createAuditFacilitator(): AuditFacilitator {
       if (double.settleAnswer === 'success') {
         return { success: true, transaction: AUDIT_TX, network: requirements.network, payer };
       }
+      // A transaction that reverted: the gate can look it up on chain (the audit's `chain`).
       return {
         success: false,
         errorReason: 'invalid_exact_evm_transaction_failed',
-        transaction: '',
+        transaction: AUDIT_REVERTED_TX,
         network: requirements.network,
         payer,
       };

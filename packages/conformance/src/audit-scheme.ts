@@ -19,6 +19,8 @@ export const AUDIT_ASSET = '0xA0dA0dA0dA0dA0dA0dA0dA0dA0dA0dA0dA0dA0d0';
 export const AUDIT_PAY_TO = '0x5Ea1ed5Ea1ed5Ea1ed5Ea1ed5Ea1ed5Ea1ed5Ea1';
 export const AUDIT_PAYER = '0xB0b0B0b0B0b0B0b0B0b0B0b0B0b0B0b0B0b0B0b0';
 export const AUDIT_TX = `0x${'a1'.repeat(32)}`;
+/** The transaction a refused settlement names: mined, reverted, the authorization left unused. */
+export const AUDIT_REVERTED_TX = `0x${'f0'.repeat(32)}`;
 
 type Authorization = Record<'from' | 'to' | 'value' | 'validAfter' | 'validBefore' | 'nonce', string>;
 

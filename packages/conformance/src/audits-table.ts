@@ -3,6 +3,8 @@ import { FACILITATOR_AUDITS } from './facilitator/run';
 import type { FacilitatorAudit } from './facilitator/types';
 import { FAULT_AUDITS } from './faults/audits';
 import type { FaultAudit } from './faults/types';
+import { MCP_AUDITS } from './mcp/audits';
+import type { McpAudit } from './mcp/types';
 import type { Audit } from './types';
 
 /** A Markdown table padded like the repository's Markdown formatter pads it. */
@@ -35,12 +37,24 @@ export function renderFaultAuditsMarkdown(audits: readonly FaultAudit[] = FAULT_
   return table([['Id', 'Level', 'Profile', 'Fault', 'Rule'], ...rows]).join('\n');
 }
 
-/** `markdown` with its generated tables (facilitator audits, fault audits) replaced by the current ones. */
+/** The MCP audit table of docs/audits.md and docs/conformance.md. */
+export function renderMcpAuditsMarkdown(audits: readonly McpAudit[] = MCP_AUDITS): string {
+  const rows = audits.map((a) => [
+    a.id,
+    a.level,
+    a.profile,
+    `${a.sentence}${a.needsFaults ? ' (needs the fault proxy)' : ''}`,
+  ]);
+  return table([['Id', 'Level', 'Profile', 'Rule'], ...rows]).join('\n');
+}
+
+/** `markdown` with its generated tables (facilitator audits, fault audits, MCP audits) replaced by the current ones. */
 export function withGeneratedTables(markdown: string): string {
   let text = markdown;
   for (const [name, render] of [
     ['facilitator-audits', renderFacilitatorAuditsMarkdown],
     ['fault-audits', renderFaultAuditsMarkdown],
+    ['mcp-audits', renderMcpAuditsMarkdown],
   ] as const) {
     const { start, end } = marks(name);
     const from = text.indexOf(start);
@@ -80,6 +94,9 @@ export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string 
     '  guarantees); other servers need not follow it.',
     '- **fixture** audits need a server built around `createAuditFixture()` from `@tollbooth/conformance`:',
     '  its routes, a scripted facilitator double and a scheme double whose payments the suite builds.',
+    '- **Replay**: ASET-09 and ASET-10 are for a server with the default stored-answer replay, ASET-16',
+    '  and ASET-17 for one with `replay: \'strict\'` (docs/ledger.md, "Replay, a stance"); `runAudits`',
+    '  and `runAudit` take the mode (`replay`), build the fixture in it and skip the other mode’s audits.',
     '- **any server** audits need only HTTP and the paths of the routes; the CLI runs them against any',
     '  running server (`--profile tollbooth` adds the Tollbooth profile to the x402 rules):',
     '',
@@ -91,6 +108,22 @@ export function renderAuditsMarkdown(audits: readonly Audit[] = AUDITS): string 
     'The facilitator audits are in [`conformance.md`](conformance.md#facilitator-audits).',
     '',
     ...rows,
+    '',
+    '## MCP audits',
+    '',
+    'An MCP server that sells tools is audited over MCP itself (the x402 MCP transport and the failure',
+    'semantics of [mcp.md](mcp.md#the-mcp-audits)), with the MCP SDK’s own client and a payer on the',
+    'server’s chain: `runMcpAudits` from code, or the CLI, which starts a devnet, an honest facilitator',
+    'and the fault proxy in front (the server’s facilitator URL), and with `--exec` the server too',
+    '([conformance.md](conformance.md#mcp-tools) has the options, a chain of your own among them).',
+    '`test/conformance-mcp-cli.test.ts` runs it against the fee service’s `/mcp`:',
+    '',
+    '```sh',
+    'tollbooth-conformance mcp http://127.0.0.1:3000/mcp --tool get_fee_landscape \\',
+    "  --exec 'FACILITATOR_URL=$TOLLBOOTH_FACILITATOR_URL RPC_URL=$TOLLBOOTH_RPC_URL PAY_TO=$TOLLBOOTH_PAY_TO PORT=3000 npm start'",
+    '```',
+    '',
+    renderMcpAuditsMarkdown(),
     '',
     '## Gate outcomes checked elsewhere',
     '',

@@ -9,7 +9,7 @@ import {
   buildAuditPayment,
   createAuditScheme,
 } from './audit-scheme';
-import type { AuditControl, AuditPaths } from './types';
+import type { AuditControl, AuditPaths, ReplayMode } from './types';
 
 /** The route names of the audit fixture. */
 export type AuditRouteName = keyof AuditPaths;
@@ -96,8 +96,14 @@ const PAYMENTS: Partial<Record<AuditRouteName, RouteConfig>> = {
   canonical: { accepts, canonical: { baseUrl: 'https://audit.invalid', checkOrigin: false } },
 };
 
+/** What a fixture is built for. */
+export interface AuditFixtureOptions {
+  /** The gate's replay mode (`replay` of its options). Default `stored-answer`. */
+  replay?: ReplayMode;
+}
+
 /** Builds a fresh fixture: new doubles, an empty ledger, zeroed counters. */
-export function createAuditFixture(): AuditFixture {
+export function createAuditFixture(options: AuditFixtureOptions = {}): AuditFixture {
   const facilitator = createAuditFacilitator();
   const scheme = createAuditScheme();
   const runs: Record<string, number> = {};
@@ -126,6 +132,7 @@ export function createAuditFixture(): AuditFixture {
       facilitator,
       // Node refuses request heads over 16 KiB (431), so the cap the audits probe sits below that.
       maxPaymentHeaderBytes: 8_192,
+      replay: options.replay ?? 'stored-answer',
     },
     async handle(name, payer) {
       const run = (runs[name] ?? 0) + 1;

@@ -18,6 +18,7 @@ export {
   renderAuditsMarkdown,
   renderFacilitatorAuditsMarkdown,
   renderFaultAuditsMarkdown,
+  renderMcpAuditsMarkdown,
   withGeneratedTables,
 } from './audits-table';
 export * from './facilitator/index';
@@ -27,6 +28,7 @@ export {
   AUDIT_HANDLER_COOKIE,
   AUDIT_PATHS,
   type AuditFixture,
+  type AuditFixtureOptions,
   type AuditHandlerAnswer,
   type AuditRoute,
   type AuditRouteName,
@@ -34,6 +36,7 @@ export {
   createAuditFixture,
 } from './fixture';
 export { RateLimited, retryAfterMs, TargetUnreachable } from './http';
+export * from './mcp/index';
 export {
   type AuditStatus,
   type AuditSummary,

@@ -3,7 +3,7 @@ import { AUDITS } from './audits/index';
 import { AUDIT_PATHS, type AuditFixture, createAuditFixture } from './fixture';
 import { RateLimited, send, TargetUnreachable } from './http';
 import { type AuditResult, oneLine } from './results';
-import type { Audit, AuditContext, AuditPaths, AuditProfile } from './types';
+import type { Audit, AuditContext, AuditPaths, AuditProfile, ReplayMode } from './types';
 
 export type { AuditResult } from './results';
 
@@ -30,6 +30,11 @@ export interface RunAuditsOptions {
    * `tollbooth` (default): those and Tollbooth's own profile.
    */
   profile?: AuditProfile;
+  /**
+   * The target's replay mode (docs/ledger.md#replay-a-stance): the audits of the other mode are
+   * skipped, and a target built around the fixture is built in this one. Default `stored-answer`.
+   */
+  replay?: ReplayMode;
   /** How long one audit may wait out 429 answers in all before it is reported `rate_limited`. Default 0. */
   rateLimitWaitMs?: number;
   /** Called before each wait for a 429 to pass. */
@@ -58,8 +63,13 @@ export function auditsOf(profile: AuditProfile, audits: readonly Audit[] = AUDIT
 export async function runAudit(
   audit: Audit,
   target: AuditTarget,
-  options: Pick<RunAuditsOptions, 'rateLimitWaitMs' | 'onRateLimitWait'> = {},
+  options: Pick<RunAuditsOptions, 'rateLimitWaitMs' | 'onRateLimitWait' | 'replay'> = {},
 ): Promise<AuditResult> {
+  const replay = options.replay ?? 'stored-answer';
+  if (audit.replay !== undefined && audit.replay !== replay) {
+    const message = `for servers with replay '${audit.replay}' (this one is audited as '${replay}')`;
+    return { ...describe(audit), status: 'skipped', message };
+  }
   const fetchFn = target.fetch ?? globalThis.fetch;
   const rateLimit = {
     maxWaitMs: options.rateLimitWaitMs ?? 0,
@@ -69,13 +79,14 @@ export async function runAudit(
   let ctx: AuditContext;
   let server: AuditServer | undefined;
   if ('start' in target) {
-    const fixture = createAuditFixture();
+    const fixture = createAuditFixture({ replay });
     server = await target.start(fixture);
     ctx = {
       baseUrl: server.baseUrl,
       fetch: fetchFn,
       paths: { ...AUDIT_PATHS },
       control: fixture.control,
+      replay,
       rateLimit,
     };
   } else {
@@ -84,7 +95,7 @@ export async function runAudit(
       return { ...describe(audit), status: 'skipped', message: 'needs a controllable target' };
     if (missing.length > 0)
       return { ...describe(audit), status: 'skipped', message: `no ${missing.join(', ')} path given` };
-    ctx = { baseUrl: target.url, fetch: fetchFn, paths: target.paths, rateLimit };
+    ctx = { baseUrl: target.url, fetch: fetchFn, paths: target.paths, replay, rateLimit };
   }
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);

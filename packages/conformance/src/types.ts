@@ -10,6 +10,12 @@ export type AuditLevel = 'MUST' | 'SHOULD';
  */
 export type AuditProfile = 'x402' | 'tollbooth';
 
+/**
+ * What a server answers a settled payment's payload sent again (docs/ledger.md#replay-a-stance):
+ * `stored-answer`, the stored response; `strict`, 402 payment_already_used once it was answered.
+ */
+export type ReplayMode = 'stored-answer' | 'strict';
+
 /** Paths of the target server the audits use; a `undefined` path skips the audits that need it. */
 export interface AuditPaths {
   /** A paid route whose handler answers 200. */
@@ -52,7 +58,10 @@ export interface AuditControl {
   facilitator: {
     /** What `/verify` answers next. Default `valid`. */
     verifyAnswer: 'valid' | 'invalid' | 'insufficient' | 'unreachable';
-    /** What `/settle` answers next. Default `success`. */
+    /**
+     * What `/settle` answers next. Default `success`. `failure` is a refusal naming a transaction
+     * that reverted; the gate judges it by `chain` (docs/ledger.md "A refusal is judged by the chain").
+     */
     settleAnswer: 'success' | 'failure' | 'timeout';
     readonly calls: { verify: number; settle: number };
   };
@@ -70,6 +79,8 @@ export interface AuditContext {
   paths: AuditPaths;
   /** Present when the suite built the target (see `createAuditFixture`). */
   control?: AuditControl;
+  /** The replay mode the target is audited in. Default `stored-answer`. */
+  replay?: ReplayMode;
   /**
    * How 429 answers are handled: each is waited out (its Retry-After, else 1 s doubling) and the
    * request sent again, until the audit has waited `maxWaitMs` in all; then the audit is reported
@@ -90,6 +101,8 @@ export interface Audit {
   readonly needs: 'server' | 'control';
   /** Paths the audit uses besides `paid` (skipped when the target lacks one). */
   readonly uses?: readonly (keyof AuditPaths)[];
+  /** The replay mode the rule is for (skipped for a target audited in the other); none: both. */
+  readonly replay?: ReplayMode;
   /** Throws an `AuditFailure` when the target breaks the rule. */
   run(ctx: AuditContext): Promise<void>;
 }

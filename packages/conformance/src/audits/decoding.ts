@@ -1,6 +1,8 @@
+import type { PaymentRequired } from '@tollbooth/core';
 import { check, checkEqual } from '../audit-failure';
 import { type Answer, challengeOf, decodeHeader, TargetUnreachable } from '../http';
 import {
+  checkMalformed,
   checkNotRun,
   checkRejected,
   controlOf,
@@ -62,6 +64,19 @@ const refusal = (id: string, what: string, value: () => string) =>
     },
   });
 
+/** The four malformed forms of the HTTP transport's "Invalid Payment", the last built from a live challenge. */
+function malformedHeaders(challenge: PaymentRequired): Array<[what: string, value: string]> {
+  return [
+    ['that is not base64', '!!!not-base64!!!'],
+    ['that is not JSON', Buffer.from('{not valid json', 'utf8').toString('base64')],
+    ['whose JSON is not a PaymentPayload', encodeJson({ hello: 'world' })],
+    [
+      'whose v2 payload has no accepted requirement',
+      encodeJson({ x402Version: 2, resource: challenge.resource, payload: { signature: '0x00' } }),
+    ],
+  ];
+}
+
 const V1_PAYLOAD = { x402Version: 1, scheme: 'exact', network: 'base', payload: { signature: '0x00' } };
 
 export const decodingAudits = [
@@ -69,13 +84,14 @@ export const decodingAudits = [
     id: 'ADEC-01',
     level: 'MUST',
     profile: 'tollbooth',
-    sentence: 'MUST refuse a payment header in URL-safe base64 with 402 payment_header_invalid_base64',
+    sentence:
+      'MUST refuse a payment header in URL-safe base64 with 400 payment_header_invalid_base64 and a PAYMENT-REQUIRED challenge',
     needs: 'server',
     async run(ctx) {
       const standard = encodeJson(SPIKY);
       check(/[+/]/.test(standard), 'the probe does not exercise the alphabet');
       const urlSafe = urlSafeOf(standard);
-      checkRejected(await sendPayment(ctx, ctx.paths.paid, urlSafe), 'payment_header_invalid_base64');
+      checkMalformed(await sendPayment(ctx, ctx.paths.paid, urlSafe), 'payment_header_invalid_base64');
       checkNotRun(ctx);
     },
   }),
@@ -83,12 +99,13 @@ export const decodingAudits = [
     id: 'ADEC-02',
     level: 'MUST',
     profile: 'tollbooth',
-    sentence: 'MUST refuse whitespace inside a payment header with 402 payment_header_invalid_base64',
+    sentence:
+      'MUST refuse whitespace inside a payment header with 400 payment_header_invalid_base64 and a PAYMENT-REQUIRED challenge',
     needs: 'server',
     async run(ctx) {
       const value = encodeJson({ x402Version: 2 });
       const spaced = `${value.slice(0, 8)} ${value.slice(8)}`;
-      checkRejected(await sendPayment(ctx, ctx.paths.paid, spaced), 'payment_header_invalid_base64');
+      checkMalformed(await sendPayment(ctx, ctx.paths.paid, spaced), 'payment_header_invalid_base64');
     },
   }),
   defineAudit({
@@ -101,7 +118,7 @@ export const decodingAudits = [
       if (!ctx.control) {
         // Decoding must get past base64 to the schema check.
         const unpadded = encodeJson({}).replace(/=+$/, '');
-        checkRejected(await sendPayment(ctx, ctx.paths.paid, unpadded), 'payment_payload_invalid');
+        checkMalformed(await sendPayment(ctx, ctx.paths.paid, unpadded), 'payment_payload_invalid');
         return;
       }
       const challenge = await challengeOf(ctx, ctx.paths.paid);
@@ -120,29 +137,31 @@ export const decodingAudits = [
     id: 'ADEC-04',
     level: 'MUST',
     profile: 'tollbooth',
-    sentence: 'MUST answer a payment header that is not JSON with 402 payment_header_invalid_json',
+    sentence:
+      'MUST answer a payment header that is not JSON with 400 payment_header_invalid_json and a PAYMENT-REQUIRED challenge',
     needs: 'server',
     async run(ctx) {
       const value = Buffer.from('this is not json', 'utf8').toString('base64');
-      checkRejected(await sendPayment(ctx, ctx.paths.paid, value), 'payment_header_invalid_json');
+      checkMalformed(await sendPayment(ctx, ctx.paths.paid, value), 'payment_header_invalid_json');
     },
   }),
   defineAudit({
     id: 'ADEC-05',
     level: 'MUST',
     profile: 'tollbooth',
-    sentence: 'MUST answer JSON that is not a PaymentPayload with 402 payment_payload_invalid',
+    sentence:
+      'MUST answer JSON that is not a PaymentPayload with 400 payment_payload_invalid and a PAYMENT-REQUIRED challenge',
     needs: 'server',
     async run(ctx) {
       const value = encodeJson({ x402Version: 2, payload: 'nothing' });
-      checkRejected(await sendPayment(ctx, ctx.paths.paid, value), 'payment_payload_invalid');
+      checkMalformed(await sendPayment(ctx, ctx.paths.paid, value), 'payment_payload_invalid');
     },
   }),
   defineAudit({
     id: 'ADEC-06',
     level: 'MUST',
     profile: 'x402',
-    sentence: 'MUST refuse a 64 KiB payment header with 402 or 431, never running the handler',
+    sentence: 'MUST refuse a 64 KiB payment header with 400, 402 or 431, never running the handler',
     needs: 'server',
     async run(ctx) {
       const answer = await sendPayment(ctx, ctx.paths.paid, 'A'.repeat(64 * 1024)).catch((error: unknown) => {
@@ -150,7 +169,8 @@ export const decodingAudits = [
         throw error;
       });
       // A server may also drop the connection on an oversize head: that refuses it too.
-      if (answer) check([402, 431].includes(answer.status), `status of an oversize header: ${answer.status}`);
+      if (answer)
+        check([400, 402, 431].includes(answer.status), `status of an oversize header: ${answer.status}`);
       checkNotRun(ctx);
     },
   }),
@@ -158,11 +178,12 @@ export const decodingAudits = [
     id: 'ADEC-07',
     level: 'MUST',
     profile: 'tollbooth',
-    sentence: 'MUST answer a payment header longer than the configured cap with 402 payment_header_too_large',
+    sentence:
+      'MUST answer a payment header longer than the configured cap with 400 payment_header_too_large and a PAYMENT-REQUIRED challenge',
     needs: 'control',
     async run(ctx) {
       controlOf(ctx);
-      checkRejected(await sendPayment(ctx, ctx.paths.paid, 'A'.repeat(9_000)), 'payment_header_too_large');
+      checkMalformed(await sendPayment(ctx, ctx.paths.paid, 'A'.repeat(9_000)), 'payment_header_too_large');
       checkNotRun(ctx);
     },
   }),
@@ -221,6 +242,72 @@ export const decodingAudits = [
         verdictOf(without),
         verdictOf(withPadding),
         'the answer without padding against the padded one',
+      );
+      checkNotRun(ctx);
+    },
+  }),
+  defineAudit({
+    id: 'ADEC-16',
+    level: 'SHOULD',
+    profile: 'x402',
+    sentence:
+      'SHOULD answer a malformed payment header (not base64, not JSON, not a PaymentPayload, a v2 payload without a required field) with 400, the HTTP transport’s Invalid Payment',
+    needs: 'server',
+    async run(ctx) {
+      const challenge = await challengeOf(ctx, ctx.paths.paid);
+      for (const [what, value] of malformedHeaders(challenge)) {
+        const answer = await sendPayment(ctx, ctx.paths.paid, value);
+        check(
+          answer.status === 400,
+          `a payment header ${what} answered ${answer.status}, expected 400: ${answer.text.slice(0, 120)}`,
+        );
+      }
+      checkNotRun(ctx);
+    },
+  }),
+  defineAudit({
+    id: 'ADEC-17',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence:
+      'MUST answer a v2 payment without a required field (payload, accepted) with 400 payment_payload_invalid and a PAYMENT-REQUIRED challenge',
+    needs: 'server',
+    async run(ctx) {
+      const challenge = await challengeOf(ctx, ctx.paths.paid);
+      const accepted = challenge.accepts[0];
+      const whole = {
+        x402Version: 2,
+        resource: challenge.resource,
+        accepted,
+        payload: { signature: '0x00' },
+      };
+      for (const field of ['payload', 'accepted'] as const) {
+        const { [field]: _left, ...without } = whole;
+        checkMalformed(
+          await sendPayment(ctx, ctx.paths.paid, encodeJson(without)),
+          'payment_payload_invalid',
+        );
+      }
+      checkNotRun(ctx);
+    },
+  }),
+  defineAudit({
+    id: 'ADEC-18',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence:
+      'MUST answer a malformed legacy X-PAYMENT header as a malformed PAYMENT-SIGNATURE: 400 with its code and a PAYMENT-REQUIRED challenge',
+    needs: 'server',
+    async run(ctx) {
+      const send = (value: string) => sendPayment(ctx, ctx.paths.paid, value, 'X-PAYMENT');
+      checkMalformed(await send('!!!not-base64!!!'), 'payment_header_invalid_base64');
+      checkMalformed(
+        await send(Buffer.from('{not valid json').toString('base64')),
+        'payment_header_invalid_json',
+      );
+      checkMalformed(
+        await send(encodeJson({ x402Version: 2, payload: 'nothing' })),
+        'payment_payload_invalid',
       );
       checkNotRun(ctx);
     },

@@ -34,6 +34,22 @@ export function checkRejected(answer: Answer, code: string): PaymentRequired {
   return challenge as unknown as PaymentRequired;
 }
 
+/**
+ * Fails unless the answer refuses a malformed payment the way the x402 HTTP transport says (400,
+ * "Invalid Payment") and Tollbooth answers it: the Error body with `code`, and still the route's
+ * challenge in PAYMENT-REQUIRED (its `error` the same code), so the client can pay.
+ */
+export function checkMalformed(answer: Answer, code: string): PaymentRequired {
+  checkErrorBody(answer, 400, code);
+  const challenge = decodeHeader(answer, 'payment-required');
+  check(
+    challenge['x402Version'] === 2 && Array.isArray(challenge['accepts']) && challenge['accepts'].length > 0,
+    `the PAYMENT-REQUIRED of the 400 is not a challenge: ${JSON.stringify(challenge).slice(0, 160)}`,
+  );
+  checkEqual(challenge['error'], code, 'error of the PAYMENT-REQUIRED challenge');
+  return challenge as unknown as PaymentRequired;
+}
+
 /** Fails unless the answer carries the Error body (`docs/errors.md`) with `code` and a coherent shape. */
 export function checkErrorBody(answer: Answer, status: number, code: string): Record<string, unknown> {
   checkEqual(answer.status, status, `status of the ${code} answer`);

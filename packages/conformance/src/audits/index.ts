@@ -5,6 +5,7 @@ import { corsAudits } from './cors';
 import { decodingAudits } from './decoding';
 import { pathAudits } from './paths';
 import { rejectionAudits } from './rejections';
+import { replayAudits } from './replay';
 import { settlementAudits } from './settlement';
 
 /** Every resource-server audit, in a stable order. Ids are never reused. */
@@ -13,6 +14,7 @@ export const AUDITS: readonly Audit[] = [
   ...decodingAudits,
   ...rejectionAudits,
   ...settlementAudits,
+  ...replayAudits,
   ...availabilityAudits,
   ...corsAudits,
   ...pathAudits,

@@ -146,11 +146,12 @@ export const rejectionAudits: Audit[] = [
     level: 'MUST',
     profile: 'tollbooth',
     sentence:
-      'MUST answer a settlement the facilitator refuses with 402 payment_settlement_failed and a failed PAYMENT-RESPONSE, withholding the handler body',
+      'MUST answer a settlement the facilitator refuses, with nothing moved on chain, with 402 payment_settlement_failed and a failed PAYMENT-RESPONSE, withholding the handler body',
     needs: 'control',
     async run(ctx) {
       const control = controlOf(ctx);
       control.facilitator.settleAnswer = 'failure';
+      control.chain = 'unsettled';
       const answer = await payOnce(ctx);
       checkRejected(answer, 'payment_settlement_failed');
       checkEqual(decodeHeader(answer, 'payment-response')['success'], false, 'PAYMENT-RESPONSE success');

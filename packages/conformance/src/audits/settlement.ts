@@ -1,4 +1,5 @@
 import { check, checkEqual } from '../audit-failure';
+import { AUDIT_TX } from '../audit-scheme';
 import { type Answer, decodeHeader, json } from '../http';
 import type { AuditContext, AuditControl } from '../types';
 import {
@@ -85,6 +86,7 @@ export const settlementAudits = [
     async run(ctx) {
       const control = controlOf(ctx);
       control.facilitator.settleAnswer = 'failure';
+      control.chain = 'unsettled';
       const answer = await payOnce(ctx);
       checkEqual(answer.status, 402, 'status after a failed settlement');
       checkEqual(control.runs('paid'), 1, 'handler runs');
@@ -190,8 +192,9 @@ export const settlementAudits = [
     level: 'MUST',
     profile: 'tollbooth',
     sentence:
-      'MUST answer a retried settled payload with the stored response byte for byte and the same receipt, without running the handler or settling again',
+      'MUST answer a retried settled payload with the stored response byte for byte and the same receipt, without running the handler or settling again (stored-answer replay, the default)',
     needs: 'control',
+    replay: 'stored-answer',
     async run(ctx) {
       const control = controlOf(ctx);
       const value = await paymentFor(ctx);
@@ -209,8 +212,9 @@ export const settlementAudits = [
     level: 'MUST',
     profile: 'tollbooth',
     sentence:
-      'MUST run the handler once for concurrent requests carrying one payment, and answer them all alike',
+      'MUST run the handler once for concurrent requests carrying one payment, and answer them all alike (stored-answer replay, the default)',
     needs: 'control',
+    replay: 'stored-answer',
     async run(ctx) {
       const control = controlOf(ctx);
       const value = await paymentFor(ctx);
@@ -235,6 +239,49 @@ export const settlementAudits = [
       const answer = await payOnce(ctx);
       checkErrorBody(answer, 503, 'facilitator_unavailable');
       checkNotRun(ctx);
+    },
+  }),
+  defineAudit({
+    id: 'ASET-14',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence:
+      "MUST serve a payment whose settlement the facilitator refused when the chain shows its transfer, with the chain's receipt, and answer its retry alike",
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      control.facilitator.settleAnswer = 'failure';
+      control.chain = 'settled';
+      const value = await paymentFor(ctx);
+      const answer = await sendPayment(ctx, ctx.paths.paid, value);
+      checkEqual(
+        answer.status,
+        200,
+        `status of a refused payment the chain shows (${answer.text.slice(0, 160)})`,
+      );
+      const receipt = decodeHeader(answer, 'payment-response');
+      checkEqual(receipt['success'], true, 'receipt success');
+      checkEqual(receipt['transaction'], AUDIT_TX, "receipt transaction (the chain's)");
+      const again = await sendPayment(ctx, ctx.paths.paid, value);
+      checkEqual(again.status, 200, 'status of the retried payload');
+      checkEqual(again.text, answer.text, 'body of the retried payload');
+      checkRanOnce(control);
+    },
+  }),
+  defineAudit({
+    id: 'ASET-15',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence:
+      'MUST answer 502 settlement_uncertain, never a refusal, when the facilitator refuses a settlement and the chain cannot tell whether it landed',
+    needs: 'control',
+    async run(ctx) {
+      const control = controlOf(ctx);
+      control.facilitator.settleAnswer = 'failure';
+      control.chain = 'unknown';
+      const answer = await payOnce(ctx);
+      checkErrorBody(answer, 502, 'settlement_uncertain');
+      check(!answer.text.includes('"token"'), 'the handler body was sent before settlement');
     },
   }),
   defineAudit({

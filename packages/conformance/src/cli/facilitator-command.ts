@@ -1,10 +1,9 @@
 // tollbooth-conformance facilitator <url>: the facilitator audits, on a devnet the kit starts
 // (default) or on the vendor's own chain, every outcome read on that chain.
 import { parseArgs } from 'node:util';
-import { type Address, createPublicClient, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { coversNetwork } from '../facilitator/audits-supported';
-import { type AuditChainConfig, eip3009Abi } from '../facilitator/chain';
+import type { AuditChainConfig } from '../facilitator/chain';
 import { type AuditDevnet, startAuditDevnet } from '../facilitator/devnet';
 import { createFacilitatorEndpoint, FacilitatorUnreachable } from '../facilitator/endpoint';
 import { ChainUnreachable, type FacilitatorAuditReport, runFacilitatorAudits } from '../facilitator/run';
@@ -13,6 +12,7 @@ import { renderJunit } from '../report/junit';
 import { exitCodeOf, oneLine, summarize } from '../results';
 import { type AuditedProcess, startAuditedProcess } from './audited-process';
 import { type CliIo, parseCommand, secondsOption, UsageError } from './io';
+import { OWN_CHAIN_OPTIONS, ownChain, parseOwnChain } from './own-chain';
 
 export const FACILITATOR_USAGE = `Usage: tollbooth-conformance facilitator <url> [options]
 
@@ -68,12 +68,7 @@ function parse(argv: string[]) {
       'chain-id': { type: 'string' },
       token: { type: 'string' },
       exec: { type: 'string' },
-      'rpc-url': { type: 'string' },
-      asset: { type: 'string' },
-      'payer-key': { type: 'string', multiple: true },
-      'pay-to': { type: 'string' },
-      'submitter-key': { type: 'string' },
-      amount: { type: 'string' },
+      ...OWN_CHAIN_OPTIONS,
       header: { type: 'string', multiple: true },
       wait: { type: 'string' },
       timeout: { type: 'string' },
@@ -94,33 +89,18 @@ function parse(argv: string[]) {
       problems.push(`${name} must be an integer from ${min} to ${max}`);
     return n;
   };
-  const hex = (value: string | undefined, name: string, bytes: number) => {
-    if (value !== undefined && !new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`).test(value))
-      problems.push(`${name} must be 0x and ${bytes * 2} hex digits`);
-    return value as Hex | undefined;
-  };
   const headers: Record<string, string> = {};
   for (const header of values.header ?? []) {
     const at = header.indexOf(':');
     if (at <= 0) problems.push(`--header ${header} is not name:value`);
     else headers[header.slice(0, at).trim().toLowerCase()] = header.slice(at + 1).trim();
   }
-  const own = values['rpc-url'] !== undefined;
-  if (own) {
-    for (const name of ['asset', 'pay-to'] as const)
-      if (!values[name]) problems.push(`--rpc-url needs --${name}`);
-    if (!values['payer-key']?.length) problems.push('--rpc-url needs at least one --payer-key');
+  const own = parseOwnChain(values, problems);
+  if (own)
     for (const name of ['devnet-port', 'chain-id', 'token', 'exec'] as const)
       if (values[name] !== undefined) problems.push(`--${name} is for the devnet, not with --rpc-url`);
-  } else {
-    for (const name of ['asset', 'pay-to', 'submitter-key', 'amount'] as const)
-      if (values[name] !== undefined) problems.push(`--${name} needs --rpc-url`);
-    if (values['payer-key']) problems.push('--payer-key needs --rpc-url');
-  }
   if (values.token !== undefined && values.token !== 'tollbooth' && values.token !== 'circle')
     problems.push('--token is tollbooth or circle');
-  if (values.amount !== undefined && !/^[1-9]\d*$/.test(values.amount))
-    problems.push('--amount must be a positive integer');
   const parsed = {
     help: false as const,
     url: url.replace(/\/+$/, ''),
@@ -130,16 +110,7 @@ function parse(argv: string[]) {
       token: values.token as 'tollbooth' | 'circle' | undefined,
     },
     exec: values.exec,
-    own: own
-      ? {
-          rpcUrl: values['rpc-url']!,
-          asset: hex(values.asset, '--asset', 20) as Address,
-          payers: (values['payer-key'] ?? []).map((k) => hex(k, '--payer-key', 32)!),
-          payTo: hex(values['pay-to'], '--pay-to', 20) as Address,
-          submitter: hex(values['submitter-key'], '--submitter-key', 32),
-          amount: values.amount === undefined ? undefined : BigInt(values.amount),
-        }
-      : undefined,
+    own,
     headers,
     waitMs: secondsOption(values.wait, '--wait', 30),
     timeoutMs: secondsOption(values.timeout, '--timeout', 60),
@@ -151,33 +122,6 @@ function parse(argv: string[]) {
 }
 
 type Options = Exclude<ReturnType<typeof parse>, { help: true }>;
-
-/** The vendor's chain: chain id from the node, the EIP-712 domain from the token. */
-async function ownChain(own: NonNullable<Options['own']>): Promise<AuditChainConfig> {
-  const client = createPublicClient({ transport: http(own.rpcUrl) });
-  let chainId: number;
-  try {
-    chainId = await client.getChainId();
-  } catch (error) {
-    throw new ChainUnreachable(
-      `${own.rpcUrl}: ${error instanceof Error ? error.message.split('\n')[0] : error}`,
-    );
-  }
-  const read = (functionName: 'name' | 'version') =>
-    client.readContract({ address: own.asset, abi: eip3009Abi, functionName }).catch(() => {
-      throw new UsageError(`the token at ${own.asset} has no ${functionName}() on chain ${chainId}`);
-    });
-  const [name, version] = await Promise.all([read('name'), read('version')]);
-  return {
-    rpcUrl: own.rpcUrl,
-    chainId,
-    token: { address: own.asset, name, version },
-    payers: own.payers,
-    payTo: own.payTo,
-    ...(own.submitter ? { submitter: own.submitter } : {}),
-    ...(own.amount ? { amount: own.amount } : {}),
-  };
-}
 
 /** Waits until /supported lists exact on the network (or the time is up); returns its signers. */
 async function waitUntilReady(

@@ -11,7 +11,7 @@ import { decodeHeader, send, TargetUnreachable } from '../http';
 import { createHumanPrinter, summaryLine } from '../report/human';
 import { renderJunit } from '../report/junit';
 import { type AuditResult, exitCodeOf, oneLine, summarize } from '../results';
-import type { AuditProfile } from '../types';
+import type { AuditProfile, ReplayMode } from '../types';
 import { type AuditedProcess, startAuditedProcess } from './audited-process';
 import { type CliIo, parseCommand, secondsOption, UsageError } from './io';
 
@@ -34,6 +34,8 @@ healthy, and reads on chain what the payer was charged.
   --token <kind>          tollbooth or circle
   --facilitator <url>     an honest facilitator of your own on the devnet (default: Tollbooth's)
   --profile <name>        tollbooth (default): every fault audit; x402: only the paid flow
+  --replay <mode>         the server's replay mode: stored-answer (default) or strict
+                          (docs/ledger.md#replay-a-stance); the other mode's replay audit is skipped
   --wait <s>              how long to wait for the paid route to offer exact on the chain (default 30)
   --recovery <s>          how long the server may take to serve the retried payload (default 30)
   --timeout <s>           limit of one request to the server (default 60)
@@ -55,6 +57,7 @@ function parse(argv: string[]) {
       token: { type: 'string' },
       facilitator: { type: 'string' },
       profile: { type: 'string' },
+      replay: { type: 'string' },
       wait: { type: 'string' },
       recovery: { type: 'string' },
       timeout: { type: 'string' },
@@ -82,6 +85,8 @@ function parse(argv: string[]) {
     problems.push('--token is tollbooth or circle');
   const profile = values.profile ?? 'tollbooth';
   if (profile !== 'x402' && profile !== 'tollbooth') problems.push('--profile is x402 or tollbooth');
+  const replay = values.replay ?? 'stored-answer';
+  if (replay !== 'stored-answer' && replay !== 'strict') problems.push('--replay is stored-answer or strict');
   const parsed = {
     help: false as const,
     url: url ? new URL(url).origin : '',
@@ -95,6 +100,7 @@ function parse(argv: string[]) {
       facilitatorUrl: values.facilitator,
     },
     profile: profile as AuditProfile,
+    replay: replay as ReplayMode,
     waitMs: secondsOption(values.wait, '--wait', 30),
     recoveryMs: secondsOption(values.recovery, '--recovery', 30),
     timeoutMs: secondsOption(values.timeout, '--timeout', 60),
@@ -188,6 +194,7 @@ export async function faultsCommand(argv: string[], io: CliIo): Promise<number> 
         faults: kit.proxy,
         audits,
         recoveryMs: options.recoveryMs,
+        replay: options.replay,
         requestTimeoutMs: options.timeoutMs,
         onResult: (result) => {
           if (!options.json) print(result);

@@ -107,4 +107,40 @@ export const FAULT_AUDITS: readonly FaultAudit[] = [
     fault: { mode: 'frozen', operations: ['settle'] },
     expect: 'uncertain',
   },
+  {
+    id: 'AFLT-13',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence: `MUST NOT refuse a payment whose /settle answers "failed" (HTTP 200) after the transfer landed: the chain judges the refusal, and the payment is served on its receipt, at once or when the exact payload is retried, charging the payer once in all`,
+    fault: { mode: 'settle-failed-after-transfer' },
+    expect: 'uncertain',
+  },
+  {
+    id: 'AFLT-14',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence: `MUST NOT refuse a payment whose /settle answers "failed" with HTTP 400 after the transfer landed: the chain judges the refusal, and the payment is served on its receipt, at once or when the exact payload is retried, charging the payer once in all`,
+    fault: { mode: 'settle-failed-400-after-transfer' },
+    expect: 'uncertain',
+  },
+  {
+    id: 'AFLT-15',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence:
+      'MUST answer one payload sent five times at once, and once more after, with the same paid answer and receipt, charging the payer once (stored-answer replay, the default)',
+    fault: { mode: 'pass' },
+    expect: 'served',
+    replay: 'stored-answer',
+  },
+  {
+    id: 'AFLT-16',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence:
+      'MUST answer one payload sent five times at once with one paid answer and four refusals (402 payment_already_used or 409), and refuse it once more after, charging the payer once (strict replay)',
+    fault: { mode: 'pass' },
+    expect: 'served',
+    replay: 'strict',
+  },
 ];

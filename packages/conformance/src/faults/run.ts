@@ -7,7 +7,7 @@ import { type AuditChainConfig, createAuditChain, effectsOf } from '../facilitat
 import { AuditSetupError } from '../facilitator/run';
 import { type Answer, decodeHeader, retryAfterMs, send, TargetUnreachable } from '../http';
 import { type AuditResult, oneLine } from '../results';
-import type { AuditContext } from '../types';
+import type { AuditContext, ReplayMode } from '../types';
 import { FAULT_AUDITS } from './audits';
 import { paymentFor, receiptOf, type ServerPayment } from './server-payment';
 import type { FaultAudit, FaultAuditContext, FaultSwitch } from './types';
@@ -29,10 +29,15 @@ export interface RunFaultAuditsOptions {
   audits?: readonly FaultAudit[];
   /** How long the server may take to serve the retried payload once the fault is gone. Default 30 000 ms. */
   recoveryMs?: number;
+  /** The server's replay mode: the replay audit of the other mode is skipped. Default `stored-answer`. */
+  replay?: ReplayMode;
   /** Limit of one request to the server (it must time out its own facilitator calls first). Default 60 000 ms. */
   requestTimeoutMs?: number;
   onResult?(result: AuditResult): void;
 }
+
+/** An audit whose fault the server never met: its rule cannot be judged on this route. */
+class FaultNotMet extends Error {}
 
 const describe = (audit: FaultAudit) => ({
   id: audit.id,
@@ -64,9 +69,17 @@ export async function runFaultAudits(
     faults: options.faults,
     fetch: (input, init) => baseFetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
     recoveryMs: options.recoveryMs ?? 30_000,
+    replay: options.replay ?? 'stored-answer',
   };
   const results: AuditResult[] = [];
   for (const audit of options.audits ?? FAULT_AUDITS) {
+    if (audit.replay !== undefined && audit.replay !== ctx.replay) {
+      const message = `for servers with replay '${audit.replay}' (this one is audited as '${ctx.replay}')`;
+      const skipped: AuditResult = { ...describe(audit), status: 'skipped', message };
+      options.onResult?.(skipped);
+      results.push(skipped);
+      continue;
+    }
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     let result: AuditResult;
@@ -74,7 +87,9 @@ export async function runFaultAudits(
       await runFaultAudit(audit, ctx);
       result = { ...describe(audit), status: 'passed', ms: ms() };
     } catch (error) {
-      if (error instanceof AuditFailure)
+      if (error instanceof FaultNotMet)
+        result = { ...describe(audit), status: 'skipped', message: error.message, ms: ms() };
+      else if (error instanceof AuditFailure)
         result = { ...describe(audit), status: 'failed', message: error.message, ms: ms() };
       else
         result = {
@@ -107,11 +122,15 @@ async function runFaultAudit(audit: FaultAudit, ctx: FaultAuditContext): Promise
   const { from, nonce } = payment.authorization;
   const before = await ctx.chain.balanceOf(from);
   const pay = () => send(server, ctx.paidPath, { headers: { 'PAYMENT-SIGNATURE': payment.header } });
+  if (audit.replay !== undefined) return replayAudit(ctx, audit.replay, payment, before, pay);
 
+  const playedBefore = await faultsPlayed(ctx.faults);
   await ctx.faults.setMode(audit.fault);
   let first: Answer;
+  let played: number | undefined;
   try {
     first = await pay();
+    played = playedBefore === undefined ? undefined : (await faultsPlayed(ctx.faults))! - playedBefore;
   } catch (error) {
     if (error instanceof TargetUnreachable)
       throw new AuditFailure(`while the fault played, the server gave no answer: ${error.message}`);
@@ -120,6 +139,14 @@ async function runFaultAudit(audit: FaultAudit, ctx: FaultAuditContext): Promise
     await ctx.faults.setMode({ mode: 'pass' });
   }
   const what = `the answer while the facilitator ${audit.fault.mode === 'pass' ? 'was healthy' : `played ${audit.fault.mode}`}`;
+  if (audit.expect !== 'served' && played === 0 && first.status >= 200 && first.status < 300) {
+    // The server never made the call the fault plays on (a route that settles without `/verify`):
+    // the rule does not apply here, but the payment it served must still be charged once.
+    await checkServedOnce(ctx, payment, before, first, what);
+    throw new FaultNotMet(
+      `the server never met the fault (no ${describeOperations(audit)} call while it played) and served the payment, charged once: the rule does not apply to ${ctx.paidPath}`,
+    );
+  }
   if (first.status >= 200 && first.status < 300) {
     // A paid answer is only right if the chain shows its transfer (checked below).
     check(audit.expect !== 'unpaid', `${what} was ${first.status}: served without a verified payment`);
@@ -139,7 +166,95 @@ async function runFaultAudit(audit: FaultAudit, ctx: FaultAuditContext): Promise
 
   const servedAtOnce = first.status >= 200 && first.status < 300;
   const served = servedAtOnce ? first : await retryUntilServed(ctx, pay);
-  await checkProven(ctx, payment, served, servedAtOnce ? what : 'the answer to the retried payload');
+  await checkServedOnce(
+    ctx,
+    payment,
+    before,
+    served,
+    servedAtOnce ? what : 'the answer to the retried payload',
+  );
+}
+
+/** Requests whose answer a fault changed, dropped or held so far; undefined when the switch cannot tell. */
+async function faultsPlayed(faults: FaultSwitch): Promise<number | undefined> {
+  if (!faults.stats) return undefined;
+  const { faulted } = await faults.stats();
+  return faulted.verify + faulted.settle + faulted.supported + faulted.other;
+}
+
+/** The facilitator operations an audit's fault plays on, for a message. */
+function describeOperations(audit: FaultAudit): string {
+  const { mode, operations } = audit.fault;
+  if (operations) return operations.map((op) => `/${op}`).join(' or ');
+  if (mode === 'verify-timeout') return '/verify';
+  if (mode === 'slow-supported') return '/supported';
+  return mode.startsWith('settle-') ? '/settle' : 'facilitator';
+}
+
+/** Fails unless `served` is proven on chain and the payer was charged exactly once in all. */
+async function checkServedOnce(
+  ctx: FaultAuditContext,
+  payment: ServerPayment,
+  before: bigint,
+  served: Answer,
+  what: string,
+): Promise<void> {
+  const { from, nonce } = payment.authorization;
+  await checkProven(ctx, payment, served, what);
+  checkEqual(await ctx.chain.usedLogs(from, nonce), 1, 'AuthorizationUsed events of the payment on chain');
+  checkEqual(
+    before - (await ctx.chain.balanceOf(from)),
+    BigInt(payment.authorization.value),
+    'what the payer was charged in all',
+  );
+}
+
+/** What an answer says, for a message: its status and code. */
+function verdictOf(answer: Answer): string {
+  if (answer.status >= 200 && answer.status < 300) return String(answer.status);
+  try {
+    const error = (JSON.parse(answer.text) as { error?: unknown }).error;
+    const code = typeof error === 'string' ? error : (error as { code?: unknown } | undefined)?.code;
+    return `${answer.status} ${String(code)}`;
+  } catch {
+    return `${answer.status} (no JSON body)`;
+  }
+}
+
+/**
+ * One payload sent five times at once with the facilitator healthy, then once more: the paid
+ * answers and refusals `mode` asks for, every paid answer proven on chain, the payer charged once.
+ */
+async function replayAudit(
+  ctx: FaultAuditContext,
+  mode: ReplayMode,
+  payment: ServerPayment,
+  before: bigint,
+  pay: () => Promise<Answer>,
+): Promise<void> {
+  const { from, nonce } = payment.authorization;
+  const answers = await Promise.all(Array.from({ length: 5 }, pay));
+  const again = await pay();
+  const verdicts = [...answers, again].map(verdictOf);
+  const paid = [...answers, again].filter((a) => a.status >= 200 && a.status < 300);
+  if (mode === 'stored-answer') {
+    checkEqual(verdicts.join(', '), Array(6).fill('200').join(', '), 'answers to the payload sent six times');
+    checkEqual(new Set(paid.map((a) => a.text)).size, 1, 'distinct paid bodies');
+    checkEqual(
+      new Set(paid.map((a) => a.header('payment-response'))).size,
+      1,
+      'distinct PAYMENT-RESPONSE receipts',
+    );
+  } else {
+    checkEqual(paid.length, 1, `paid answers among ${verdicts.join(', ')}`);
+    for (const verdict of verdicts.filter((v) => v !== '200'))
+      check(
+        verdict === '402 payment_already_used' || verdict === '409 payment_in_progress',
+        `a repeat of the payload answered ${verdict}`,
+      );
+    checkEqual(verdictOf(again), '402 payment_already_used', 'the answer to the payload sent once more');
+  }
+  await checkProven(ctx, payment, paid[0]!, 'the paid answer');
   checkEqual(await ctx.chain.usedLogs(from, nonce), 1, 'AuthorizationUsed events of the payment on chain');
   checkEqual(
     before - (await ctx.chain.balanceOf(from)),

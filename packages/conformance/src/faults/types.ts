@@ -1,10 +1,16 @@
-import type { FacilitatorFaultSetting } from '@tollbooth/facilitator';
+import type { FacilitatorFaultProxyStats, FacilitatorFaultSetting } from '@tollbooth/facilitator';
 import type { AuditChain } from '../facilitator/chain';
-import type { AuditLevel, AuditProfile } from '../types';
+import type { AuditLevel, AuditProfile, ReplayMode } from '../types';
 
 /** Switches the fault proxy between the server and its facilitator (in this process or another). */
 export interface FaultSwitch {
   setMode(setting: FacilitatorFaultSetting): unknown;
+  /**
+   * What the proxy has seen (the kit's proxy and `createFacilitatorFaultControl` both have it).
+   * With it, an audit whose fault the server never met (a route that settles without calling
+   * `/verify` meets no `/verify` fault) is reported `skipped`, its payment still checked.
+   */
+  stats?(): FacilitatorFaultProxyStats | Promise<FacilitatorFaultProxyStats>;
 }
 
 /**
@@ -26,6 +32,12 @@ export interface FaultAudit {
   /** The fault the proxy plays during the first request (`pass`: none). */
   readonly fault: FacilitatorFaultSetting;
   readonly expect: FaultExpectation;
+  /**
+   * A replay audit (docs/ledger.md#replay-a-stance): the payload is sent five times at once with
+   * the facilitator healthy, then once more, and judged by this mode; skipped for a server audited
+   * in the other.
+   */
+  readonly replay?: ReplayMode;
 }
 
 /** What the fault audits run with. */
@@ -38,4 +50,6 @@ export interface FaultAuditContext {
   fetch: typeof fetch;
   /** How long the server may take to serve the retried payload once the fault is gone. Default 30 000 ms. */
   recoveryMs: number;
+  /** The replay mode the server is audited in. */
+  replay: ReplayMode;
 }
