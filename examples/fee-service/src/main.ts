@@ -4,14 +4,17 @@
 // Output: in a terminal (stdout a TTY), pino-pretty's lines and, once listening, a banner of
 // where to go. Otherwise JSON lines only, one object per line (the `fee service listening` line
 // carries the URL): no banner between them. A configuration that cannot work is written to
-// stderr as the list of its problems (exit 2), never a stack.
+// stderr as the list of its problems (exit 2), never a stack; so is a store (ledger, rate-limit
+// Redis, observatory history) that does not answer at start, one line per store.
 import { TollboothConfigError } from '@tollbooth/core';
 import { ConfigError, loadConfig } from './config';
 import { startFeeService } from './service';
 import { createServiceLogger } from './startup/logger';
 import { ChainReaderMismatchError } from './startup/payments';
+import { PortInUseError } from './startup/ports';
+import { StoreUnavailableError } from './startup/stores';
 
-/** Exit code of a configuration refused at start (variables, or the facilitator's /supported). */
+/** Exit code of a configuration refused at start (variables, the facilitator's /supported, a store that does not answer). */
 export const EXIT_CONFIG = 2;
 
 async function main(): Promise<void> {
@@ -32,12 +35,18 @@ async function main(): Promise<void> {
     console.log(`\nFee service listening on ${service.url} (canonical base URL ${service.baseUrl})`);
     console.log(`  dashboard:      ${service.baseUrl}/ (open it in a browser)`);
     console.log(`  free preview:   ${service.baseUrl}/api/v1/fees/preview`);
+    const decision = service.publications.find((p) => p.resource.path === '/api/v1/fees/now');
     console.log(
-      `  paid decision:  ${service.baseUrl}/api/v1/fees/now (${config.profile === 'production' ? 'paused in the production profile' : '0.001 USDC'})`,
+      `  paid decision:  ${service.baseUrl}/api/v1/fees/now (${decision?.availability === 'active' ? '0.001 USDC' : (decision?.reason ?? 'paused')})`,
     );
     console.log(
       `  discovery:      ${service.baseUrl}/.well-known/x402, /discovery/resources, /api/openapi.json`,
     );
+    if (service.simulator && !config.sources.mempool && !config.sources.esplora && !config.sources.core) {
+      console.log(
+        `  simulator:      ${service.simulator.url} (mempool.space; Esplora at /api; Core JSON-RPC at /), seed ${config.simulator.seed}`,
+      );
+    }
     if (service.devnet) {
       console.log(
         `  devnet:         ${service.devnet.rpcUrl} (chain ${service.devnet.chainId}), facilitator ${service.facilitatorUrl}`,
@@ -45,6 +54,13 @@ async function main(): Promise<void> {
       console.log(
         `  pay it:         npm run demo${service.url === 'http://127.0.0.1:3000' ? '' : ` -- --url ${service.url}`}`,
       );
+      const payer = service.devnet.accounts.payers[0];
+      if (payer)
+        console.log(
+          `  payer key:      ${payer.privateKey} (devnet only: TOLLBOOTH_PAYER_KEY of tollbooth-pay)`,
+        );
+      if (service.simulator)
+        console.log(`  test tx:        npm run test-tx -- --simulator ${service.simulator.url}`);
     }
     console.log('');
   }
@@ -67,12 +83,20 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: NodeJS.ErrnoException & { port?: number }) => {
-  if (error instanceof TollboothConfigError || error instanceof ChainReaderMismatchError) {
+  if (
+    error instanceof TollboothConfigError ||
+    error instanceof ChainReaderMismatchError ||
+    error instanceof StoreUnavailableError
+  ) {
     console.error(error.message);
     process.exit(EXIT_CONFIG);
   }
   console.error(
-    error.code === 'EADDRINUSE' ? `port ${error.port} is in use: set PORT to a free port` : error,
+    error instanceof PortInUseError
+      ? error.message
+      : error.code === 'EADDRINUSE'
+        ? `port ${error.port} is in use: set PORT to a free port`
+        : error,
   );
   process.exit(1);
 });

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createServiceMetrics, LATENCY_BUCKETS, type PaymentOutcome, paymentOutcomeOf } from './metrics';
+import {
+  createServiceMetrics,
+  LATENCY_BUCKETS,
+  type PaidExchangeView,
+  type PaymentOutcome,
+  paymentOutcomeOf,
+} from './metrics';
 import type { SnapshotService } from './snapshot/service';
 
 const NAMES = [
@@ -28,7 +34,7 @@ function referenceMetrics() {
   });
   const payments = new Counter({
     name: 'fee_service_payments_total',
-    help: 'Requests to paid routes by outcome (settled, replayed, challenged, rejected, uncertain, unavailable, …).',
+    help: 'Requests to paid routes by outcome (settled, signed_in, replayed, challenged, rejected, refused, uncertain, in_progress, unavailable, …).',
     labelNames: ['route', 'outcome'] as const,
     registers: [registry],
   });
@@ -72,7 +78,14 @@ const eventArb = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('payment' as const),
       route: fc.constantFrom('/api/v1/fees/now', '/api/v1/broadcast'),
-      outcome: fc.constantFrom<PaymentOutcome>('settled', 'replayed', 'challenged', 'rejected', 'uncertain'),
+      outcome: fc.constantFrom<PaymentOutcome>(
+        'settled',
+        'replayed',
+        'challenged',
+        'rejected',
+        'refused',
+        'uncertain',
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'scrape' as const }) },
@@ -137,12 +150,46 @@ describe('createServiceMetrics', () => {
 });
 
 describe('payments counted apart', () => {
+  const seen = (over: Partial<PaidExchangeView> = {}): PaidExchangeView => ({
+    challenged: false,
+    replayed: false,
+    verified: false,
+    failure: undefined,
+    ...over,
+  });
+
   it('tells a transfer from a replay of its stored answer and from refusals', () => {
-    expect(paymentOutcomeOf(200, true)).toBe('settled');
-    expect(paymentOutcomeOf(200, true, true)).toBe('replayed');
-    expect(paymentOutcomeOf(402, true)).toBe('rejected');
-    expect(paymentOutcomeOf(402, false)).toBe('challenged');
-    expect(paymentOutcomeOf(400, true)).toBe('invalid_request');
+    expect(paymentOutcomeOf(200, seen({ verified: true }))).toBe('settled');
+    expect(paymentOutcomeOf(200, seen({ replayed: true }))).toBe('replayed');
+    expect(paymentOutcomeOf(402, seen({ failure: 'invalid_exact_evm_payload_signature' }))).toBe('rejected');
+    expect(paymentOutcomeOf(402, seen({ challenged: true }))).toBe('challenged');
+    expect(paymentOutcomeOf(402)).toBe('challenged');
+    expect(paymentOutcomeOf(400, seen({ failure: 'payment_payload_invalid' }))).toBe('invalid_request');
+    expect(paymentOutcomeOf(429)).toBe('rate_limited');
+  });
+
+  it.each([
+    [409, 'refused'],
+    [422, 'refused'],
+    [404, 'refused'],
+    [400, 'refused'],
+    [503, 'unavailable'],
+    [500, 'not_charged'],
+  ] as const)(
+    'counts a verified payment whose resource answered %i itself as %s, not uncertain',
+    (status, outcome) => {
+      expect(paymentOutcomeOf(status, seen({ verified: true }))).toBe(outcome);
+    },
+  );
+
+  it("keeps uncertain for the gate's unknown settlements, and a payment in progress apart", () => {
+    expect(paymentOutcomeOf(502, seen({ verified: true, failure: 'settlement_uncertain' }))).toBe(
+      'uncertain',
+    );
+    expect(paymentOutcomeOf(502, seen({ failure: 'settlement_uncertain' }))).toBe('uncertain');
+    expect(paymentOutcomeOf(409, seen({ failure: 'payment_in_progress' }))).toBe('in_progress');
+    expect(paymentOutcomeOf(409, seen({ failure: 'payment_identifier_conflict' }))).toBe('rejected');
+    expect(paymentOutcomeOf(402, seen({ verified: true, failure: 'settlement_rejected' }))).toBe('rejected');
   });
 
   it('counts transfers once each, by route and by who confirmed them', async () => {

@@ -15,28 +15,51 @@ export interface ServiceMetrics {
   observeTransfer(labels: { route: string; via: string }): void;
 }
 
-/** What happened to a request on a paid route, from its final status. */
+/** What happened to a request on a paid route, from its final status and what the gate reported. */
 export type PaymentOutcome =
   | 'settled'
+  | 'signed_in'
   | 'replayed'
   | 'challenged'
   | 'rejected'
+  | 'refused'
   | 'uncertain'
+  | 'in_progress'
   | 'unavailable'
   | 'rate_limited'
   | 'invalid_request'
   | 'not_charged';
 
+/** What the gate's hooks told of one paid-route request (see `startup/paid-exchanges.ts`). */
+export interface PaidExchangeView {
+  /** Answered the plain challenge: it carried no payment. */
+  challenged: boolean;
+  /** Let in by sign-in-with-x: access an earlier payment bought, nothing paid now. */
+  signedIn?: boolean;
+  /** Answered with a settled payment's stored response. */
+  replayed: boolean;
+  /** Its payment was verified and the resource's handler ran. */
+  verified: boolean;
+  /** The code of the gate's own refusal or failure, when the gate answered it. */
+  failure: string | undefined;
+}
+
 /**
- * Classifies the final status of a paid-route request (`paid`: it carried a payment, i.e. the gate
- * did not answer it the plain challenge; `replayed`: the answer was a settled payment's stored
- * response, which moved no money).
+ * Classifies a paid-route request (`exchange` undefined: the gate never saw it, e.g. the rate
+ * limit answered first). A verified payment whose resource answered an error itself — a broadcast
+ * the node refuses (409, 422), a transaction not found — is `refused`: released, nothing charged.
+ * `uncertain` is only the gate's 502, a settlement whose outcome is unknown (the one to alert on);
+ * the gate's 409 for a payment another request is processing is `in_progress`.
  */
-export function paymentOutcomeOf(status: number, paid: boolean, replayed = false): PaymentOutcome {
-  if (status < 300) return replayed ? 'replayed' : 'settled';
-  if (status === 402) return paid ? 'rejected' : 'challenged';
+export function paymentOutcomeOf(status: number, exchange?: PaidExchangeView): PaymentOutcome {
+  if (status < 300) return exchange?.signedIn ? 'signed_in' : exchange?.replayed ? 'replayed' : 'settled';
+  if ((exchange?.verified || exchange?.signedIn) && exchange.failure === undefined) {
+    return status < 500 ? 'refused' : status === 503 ? 'unavailable' : 'not_charged';
+  }
+  if (status === 402) return exchange && !exchange.challenged ? 'rejected' : 'challenged';
   if (status === 429) return 'rate_limited';
-  if (status === 502 || status === 409) return 'uncertain';
+  if (status === 502) return 'uncertain';
+  if (status === 409) return exchange?.failure === 'payment_in_progress' ? 'in_progress' : 'rejected';
   if (status === 503) return 'unavailable';
   if (status === 400) return 'invalid_request';
   return 'not_charged';
@@ -134,7 +157,7 @@ export function createServiceMetrics(options: {
   });
   new Counter({
     name: 'fee_service_payments_total',
-    help: 'Requests to paid routes by outcome (settled, replayed, challenged, rejected, uncertain, unavailable, …).',
+    help: 'Requests to paid routes by outcome (settled, signed_in, replayed, challenged, rejected, refused, uncertain, in_progress, unavailable, …).',
     labelNames: ['route', 'outcome'] as const,
     registers: [registry],
     collect() {

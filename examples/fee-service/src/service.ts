@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import type { LedgerStore, TollboothGate } from '@tollbooth/core';
 import type { Discovery } from '@tollbooth/core/discovery';
 import type { Devnet } from '@tollbooth/devnet';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Capabilities, CapabilitySet } from './capabilities';
 import { createLanguageModel } from './capabilities/language-model/model';
@@ -10,7 +9,7 @@ import type { ServiceConfig } from './config';
 import { methodsOfRoutes } from './http/cors';
 import type { Readiness } from './http/routes';
 import type { ServiceRoute } from './http/types';
-import { ledgerKind, openLedger } from './ledger';
+import { ledgerKind } from './ledger';
 import type { ServiceMetrics } from './metrics';
 import { mountExpress } from './mount/express';
 import { mountFastify } from './mount/fastify';
@@ -27,6 +26,7 @@ import { createServiceLogger } from './startup/logger';
 import { startMetricsServer } from './startup/metrics-server';
 import { type StartedObservatory, startObservatory } from './startup/observatory';
 import { startPayments } from './startup/payments';
+import { openStores } from './startup/stores';
 import { startUpstreams } from './startup/upstreams';
 
 /** Parts a caller (a test, the demo) may supply instead of the ones the service would start. */
@@ -80,8 +80,9 @@ export interface RunningFeeService {
 const MOUNTS = { fastify: mountFastify, express: mountExpress, koa: mountKoa } as const;
 
 /**
- * Starts the fee service, step by step: the Bitcoin upstreams and the snapshot poller
- * (`startup/upstreams.ts`), the payment side (`startup/payments.ts`), the settlement ledger, the
+ * Starts the fee service, step by step: the stores, each asked once (`startup/stores.ts`), the
+ * Bitcoin upstreams and the snapshot poller (`startup/upstreams.ts`), the payment side and the
+ * observatory (`startup/payments.ts`, `startup/observatory.ts`), the
  * HTTP server (`startup/http-server.ts`), the capabilities and the application published from the
  * resource registry (`startup/application.ts`), then the mount on the configured framework. A
  * failing step stops what the earlier ones started.
@@ -97,9 +98,10 @@ export async function startFeeService(
   const logger = overrides.logger ?? createServiceLogger(config.logLevel);
   const cleanups = createCleanupStack(logger);
   try {
+    const { ledger, rateLimitRedis, history } = await openStores(config, cleanups, logger);
     const upstreams = await startUpstreams(config, overrides, cleanups, logger);
     // The observatory (its history run forward at start-up) and the payment side (the devnet) start together.
-    const observatoryStart = startObservatory(config, upstreams, cleanups, logger);
+    const observatoryStart = startObservatory(config, upstreams, history, cleanups, logger);
     let payments: Awaited<ReturnType<typeof startPayments>>;
     try {
       payments = await startPayments(config, overrides, cleanups, logger);
@@ -108,12 +110,6 @@ export async function startFeeService(
       throw error;
     }
     const observatory = await observatoryStart;
-    const ledger = openLedger(config.ledgerUrl);
-    cleanups.push('ledger', () => ledger.close());
-    const rateLimitRedis = config.rateLimit.redisUrl
-      ? new Redis(config.rateLimit.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
-      : undefined;
-    if (rateLimitRedis) cleanups.push('rate-limit redis', () => rateLimitRedis.quit());
     const http = await startHttpServer(config, cleanups, logger);
 
     const capabilities: CapabilitySet & Pick<Capabilities, 'snapshots' | 'bitcoin' | 'payments'> = {

@@ -250,6 +250,11 @@ describe('without a model', () => {
     ['an amount with 9 decimals', '/api/v1/ai/fees/advice?amount_btc=0.000000001', 400],
     ['a missing question', '/api/v1/ai/chat', 400],
     ['a question over 500 characters', `/api/v1/ai/chat?q=${'fee'.repeat(167)}`, 400],
+    ['an empty question', '/api/v1/ai/chat?q=', 400],
+    ['a question of spaces only', '/api/v1/ai/chat?q=%20%20%20', 400],
+    ['an analyst request without a question', '/api/v1/analyst', 400],
+    ['an empty analyst question', '/api/v1/analyst?q=&steps=preview', 400],
+    ['an analyst question over 500 characters', `/api/v1/analyst?q=${'fee'.repeat(167)}`, 400],
     ['a question outside the domain', '/api/v1/ai/chat?q=What%20is%20the%20weather%20in%20Paris', 422],
     ['an unknown analyst step', '/api/v1/analyst?q=fees&steps=preview,horoscope', 400],
     ['an analyst question outside the domain', '/api/v1/analyst?q=Write%20me%20a%20poem', 422],
@@ -305,7 +310,7 @@ describe('without a model', () => {
 });
 
 describe('with the test model server', () => {
-  it('answers all five with the model’s prose (the analyst planning by tool calls)', async () => {
+  it('answers all five with the model’s prose (the analyst narrating the rules’ plan)', async () => {
     models.setBehaviour('tools');
     const { pay, balance } = payer(3);
     const before = await balance();
@@ -316,26 +321,41 @@ describe('with the test model server', () => {
       expect(body.data.provider, name).toBe('test-model');
       expect(body.meta.model).toEqual({ name: 'test-model', used: true, fallback: null });
       expect(body.data.prose, name).toContain('from the test model');
-      if (name === 'analyst') expect((body.data.facts as { planned_by: string }).planned_by).toBe('model');
+      if (name === 'analyst') {
+        // The rules' plan fills the six steps; the model narrates from its facts and conclusion.
+        const facts = body.data.facts as { planned_by: string; intents: string[]; conclusion: string };
+        expect(facts.planned_by).toBe('rules');
+        expect(facts.intents).toEqual(['stuck_transaction', 'send_timing']);
+        expect(facts.conclusion).toMatch(/^Transaction [0-9a-f]{16}… is unconfirmed and /);
+      }
     }
     expect(models.requests.every((r) => r.authorization === 'Bearer sk-test')).toBe(true);
     expect(before - (await balance())).toBe(Object.values(PRICES).reduce((a, b) => a + b, 0n));
   });
 
-  it('lets the model call the next block and the landscape as tools', async () => {
+  it('lets the model add a step to the rules’ plan by tool call, the next block and the landscape among the tools', async () => {
     models.setBehaviour('tools');
+    models.requests.length = 0;
     const { pay } = payer(3);
     const response = await pay(
-      `${withModel.url}/api/v1/analyst?q=${encodeURIComponent(NEXT_BLOCK_AND_LANDSCAPE)}`,
+      `${withModel.url}/api/v1/analyst?q=${encodeURIComponent('Which estimator can I trust? Look at the preview too.')}`,
     );
     expect(response.status).toBe(200);
     const { data } = AnalystBodySchema.parse(await response.json());
-    expect(data.facts.planned_by).toBe('model');
+    expect(data.facts.planned_by).toBe('rules_and_model');
     expect(data.provider).toBe('test-model');
-    const ran = data.facts.steps.filter((s) => s.status === 'ok').map((s) => s.step);
-    expect(ran).toEqual(expect.arrayContaining(['next_block', 'landscape']));
+    expect(data.facts.steps.map((s) => [s.step, s.status, s.why])).toEqual([
+      ['observatory', 'ok', 'the question is about how accurate estimates are'],
+      ['next_block', 'ok', 'the question is about how accurate estimates are'],
+      ['landscape', 'ok', 'the question is about how accurate estimates are'],
+      ['preview', 'ok', 'chosen by the model'],
+    ]);
     const offered = models.requests.flatMap((r) => r.body.tools?.map((t) => t.function.name) ?? []);
-    expect(offered).toEqual(expect.arrayContaining(['next_block', 'landscape']));
+    expect(offered).toEqual(expect.arrayContaining(['next_block', 'landscape', 'observatory', 'preview']));
+    // The model read the rules' conclusion among its facts.
+    expect(models.requests[0]!.body.messages[1]!.content).toContain(
+      `"conclusion":${JSON.stringify(data.facts.conclusion)}`,
+    );
   });
 
   // The 429 goes last: it starts the cool-down.

@@ -117,7 +117,7 @@ describe('the official x402 client', () => {
       fee_rate_sat_vb: 27.273,
       fee_basis: 'testmempoolaccept',
       broadcast_via: 'mempool.space',
-      next_block: { basis: 'mempool_projection', would_confirm_next: true, projected_block_index: 0 },
+      next_block: { basis: 'mempool_projection', would_be_included_next: true, projected_block_index: 0 },
     });
     expect(
       (decodeHeaderJson(response.headers.get('payment-response')!) as { success: boolean }).success,
@@ -345,7 +345,7 @@ describe('the x402 demo', () => {
     expect(body['demo'].steps).toHaveLength(3);
   });
 
-  it('answers what a client sends with a 402 and the reason, never 500 or more, and rate limits itself', async () => {
+  it('answers what a client sends as the real resource would (400 or 402) with the reason, never 500 or more, and rate limits itself', async () => {
     const demo = await startTestService({ X402_DEMO_RATE_LIMIT_MAX: '5' }, { devnet, simulator: calm });
     try {
       const url = `${demo.url}/api/v1/x402-demo`;
@@ -355,10 +355,17 @@ describe('the x402 demo', () => {
           .toString('utf8')
           .replace(/"value":"\d+"/, '"value":"999"'),
       ).toString('base64');
-      const headers = ['not base64!', Buffer.from('{}').toString('base64'), tampered, 'e30'];
-      for (const header of headers) {
+      // As the real resource: a header that is no payment is 400, a refused payment 402.
+      const headers = [
+        ['not base64!', 400],
+        [Buffer.from('{}').toString('base64'), 400],
+        [tampered, 402],
+        ['e30', 400],
+      ] as const;
+      for (const [header, status] of headers) {
         const response = await fetch(url, { headers: { 'payment-signature': header } });
-        expect(response.status, header.slice(0, 20)).toBe(402);
+        expect(response.status, header.slice(0, 20)).toBe(status);
+        expect(response.headers.get('payment-required'), header.slice(0, 20)).toMatch(/^eyJ/);
         const body = (await response.json()) as JsonBody;
         expect(body['error'], header.slice(0, 20)).toEqual(expect.any(String));
         expect(body['demo'].settled).toBe(false);

@@ -14,6 +14,7 @@ import type { RunningFeeService } from '../src/service';
 import { type MempoolSimulator, startMempoolSimulator } from '../src/simulator/server';
 import { buildRawTx } from './fixtures/raw-tx';
 import { FRAMEWORKS, removeScratch, startTestService } from './support/harness';
+import { judgeNextBlock } from './support/observatory';
 
 /** What docs/fee-service.md promises. */
 const MAX_HEAD_BYTES = 4096;
@@ -48,6 +49,8 @@ describe.each(FRAMEWORKS)('the 402 head on %s', (framework) => {
   let service: RunningFeeService;
   beforeAll(async () => {
     service = await startTestService({ FRAMEWORK: framework }, { devnet, simulator });
+    // a scoreboard with nothing judged is not sold (404 no_data before any challenge)
+    await judgeNextBlock(service, simulator);
   });
   afterAll(() => service?.close());
 

@@ -1,10 +1,17 @@
 // The two commands of the README: `npm start` logs the base URL and serves the preview until
 // SIGTERM; `npm run demo` pays for a decision and exits 0 — the running service when one runs
-// (`--url` from the repository root, or the local port), else a stack it starts itself.
+// (`--url` from the repository root, or the local port), else a stack it starts itself. An agent
+// pays tools over MCP (`/mcp`) on the same `npm start` process.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { anvilAccount } from '@tollbooth/devnet';
+import { createEvmPaymentSigner } from '@tollbooth/fetch';
+import { createPayingMcpClient } from '@tollbooth/fetch/mcp';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const workspace = join(import.meta.dirname, '..');
@@ -69,7 +76,7 @@ function logLine(started: ReturnType<typeof run>, msg: string): Promise<Record<s
 }
 
 describe('commands', () => {
-  it('npm start logs JSON lines only when not on a terminal, serves on the logged base URL, is paid by npm run demo, and stops cleanly on SIGTERM', async () => {
+  it('npm start logs JSON lines only when not on a terminal, serves on the logged base URL, is paid by npm run demo and by an agent over MCP, and stops cleanly on SIGTERM', async () => {
     const started = run(
       'start',
       { PORT: '0', LOG_LEVEL: 'info', LEDGER_URL: `sqlite:${join(scratch, 'start.sqlite')}` },
@@ -86,7 +93,7 @@ describe('commands', () => {
     expect(dashboard.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const page = await dashboard.text();
     const files = [...page.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(files).toHaveLength(4);
+    expect(files).toHaveLength(6);
     for (const file of files) expect((await fetch(`${listening}${file}`)).status, file).toBe(200);
     expect(page).not.toMatch(/(?:src|href)="https?:/);
 
@@ -115,6 +122,31 @@ describe('commands', () => {
         .map((m) => m[1]!)
         .sort(),
     );
+
+    // An agent over MCP against the same process: the MCP SDK's client lists the tools with their
+    // prices, calls the free preview and pays the decision and two catalog tools (a second payer).
+    const agent = new Client({ name: 'agent', version: '1.0.0' });
+    await agent.connect(new StreamableHTTPClientTransport(new URL(`${listening}/mcp`)));
+    try {
+      const { tools } = await agent.listTools();
+      const priced = tools.filter((tool) => tool._meta?.['tollbooth/price']).map((tool) => tool.name);
+      expect(priced).toEqual(
+        expect.arrayContaining(['get_fee_timing_decision', 'get_next_block', 'get_fee_landscape']),
+      );
+      const payer = createPayingMcpClient({
+        client: agent,
+        signer: createEvmPaymentSigner({ account: privateKeyToAccount(anvilAccount(4).privateKey) }),
+        maxAmountPerPayment: 10_000n,
+        maxTotal: 16_000n,
+      });
+      expect((await payer.callTool({ name: 'get_fee_preview' })).payload).toBeUndefined();
+      for (const name of ['get_fee_timing_decision', 'get_next_block', 'get_fee_landscape'])
+        expect((await payer.callTool({ name })).receipt, name).toMatchObject({ success: true });
+      expect(payer.spent).toBe(16_000n);
+      expect(new Set(payer.receipts.map((r) => r.transaction)).size).toBe(3);
+    } finally {
+      await agent.close();
+    }
 
     // An explicit URL where nothing answers: one line, exit 1, no stack.
     const nowhere = run('demo', {}, false, ['--url', 'http://127.0.0.1:9']);

@@ -27,6 +27,7 @@ import {
   signPayment,
   startTestService,
 } from './support/harness';
+import { judgeNextBlock } from './support/observatory';
 
 const BASE_USDC = KNOWN_USDC['eip155:8453']!.asset;
 
@@ -227,6 +228,8 @@ describe.each(FRAMEWORKS.map((framework, index) => ({ framework, index })))(
         ...SEED_RESOURCES.map(([method, path]) => `${method} ${pathPattern(path)}`),
         'GET /api/v1/analyst',
       ]);
+      // something judged: a scoreboard with nothing judged is not sold (404 no_data, no challenge)
+      await judgeNextBlock(production, calm);
       for (const { resource, availability } of paid) {
         const [method, path] = concreteRequest(resource.method, resource.path);
         const response = await fetch(`${production.url}${path}`, {

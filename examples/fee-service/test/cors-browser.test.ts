@@ -1,7 +1,7 @@
 // CORS as a browser enforces it: headless Chromium opens a page served from another origin (another
 // port), whose script fetches the fee service. It reads a paid route's 402 and its PAYMENT-REQUIRED
 // header, a free route's body, and — through a preflight, since PAYMENT-SIGNATURE is no safelisted
-// header — the 402 refusing a malformed payment. A service that does not list the page's
+// header — the 400 refusing a malformed payment. A service that does not list the page's
 // origin leaves the page nothing to read: fetch rejects.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -96,11 +96,11 @@ describe.runIf(chromiumAvailable)(
       expect(preview.data.paid_resource).toMatchObject({ method: 'GET' });
     });
 
-    it('sends a PAYMENT-SIGNATURE after a preflight and reads the 402 refusing a malformed one', async () => {
+    it('sends a PAYMENT-SIGNATURE after a preflight and reads the 400 refusing a malformed one', async () => {
       const answer = await read(`${service.url}/api/v1/fees/now`, { 'PAYMENT-SIGNATURE': 'not-base64!' });
-      // x402 answers a malformed payment with a fresh challenge and the reason in the body.
-      expect(answer).toMatchObject({ ok: true, status: 402 });
-      expect(JSON.parse(answer.body!).error).toBe('payment_header_invalid_base64');
+      // A malformed payment is 400 with the reason in the Error body, and the challenge to pay with.
+      expect(answer).toMatchObject({ ok: true, status: 400 });
+      expect(JSON.parse(answer.body!).error.code).toBe('payment_header_invalid_base64');
       expect(answer.challenge).toMatch(/^eyJ/);
     });
 

@@ -62,7 +62,7 @@ describe.each(FRAMEWORKS)('CORS on the %s mount', (framework) => {
     expect(answer.headers['access-control-allow-origin']).toBe(APP);
     expect(answer.headers['access-control-allow-methods']).toBe(allow);
     expect(listOf(answer.headers['access-control-allow-headers'])).toEqual(
-      expect.arrayContaining(['payment-signature', 'x-payment', 'content-type']),
+      expect.arrayContaining(['payment-signature', 'x-payment', 'sign-in-with-x', 'content-type']),
     );
     expect(answer.headers['access-control-max-age']).toBe(String(CORS_MAX_AGE_SECONDS));
     expect(listOf(answer.headers['vary'])).toContain('origin');
@@ -91,7 +91,14 @@ describe.each(FRAMEWORKS)('CORS on the %s mount', (framework) => {
     expect(listOf(answer.headers['vary'])).toContain('origin');
     const exposed = listOf(answer.headers['access-control-expose-headers']);
     expect(exposed).toEqual(
-      expect.arrayContaining(['payment-required', 'payment-response', 'x-payment-response', 'retry-after']),
+      expect.arrayContaining([
+        'payment-required',
+        'payment-response',
+        'x-payment-response',
+        'retry-after',
+        'x-transaction-id',
+        'x-replaced-by',
+      ]),
     );
     // The gate's own list merged with the service's, never repeated.
     expect(new Set(exposed).size).toBe(exposed.length);

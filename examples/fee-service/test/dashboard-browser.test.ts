@@ -145,14 +145,46 @@ describe.runIf(chromiumAvailable)(
       expect(await drawnFigures(page)).toMatchObject({ drawn: 4, charts: 4 });
     });
 
-    it('reads on a phone-width screen: one column, nothing wider than the screen', async () => {
+    it('reads on a phone-width screen (390 px): one column, no table cut off, the bars from zero', async () => {
       const { page } = await openDashboard({ width: 390 });
-      const widths = (await page.evaluate(`(() => ({
+      const seen = (await page.evaluate(`(() => ({
       page: document.scrollingElement.scrollWidth,
       charts: [...document.querySelectorAll('.uplot')].map((chart) => chart.getBoundingClientRect().right),
-    }))()`)) as { page: number; charts: number[] };
-      expect(widths.page).toBeLessThanOrEqual(390);
-      for (const right of widths.charts) expect(right).toBeLessThanOrEqual(390);
+      // each table and the box holding it: a table wider than its box is cut off behind a scroll
+      tables: [...document.querySelectorAll('.table-wrap > table')].map((table) => {
+        const box = table.parentElement;
+        const rect = table.getBoundingClientRect();
+        return { id: table.id, rows: table.querySelectorAll('tbody tr').length, left: rect.left, right: rect.right,
+          tableScroll: table.scrollWidth, tableClient: table.clientWidth,
+          boxScroll: box.scrollWidth, boxClient: box.clientWidth,
+          cellsRight: Math.max(...[...table.querySelectorAll('td')].map((td) => td.getBoundingClientRect().right)) };
+      }),
+      bars: document.getElementById('chart-bands').getAttribute('data-y-range'),
+    }))()`)) as {
+        page: number;
+        charts: number[];
+        tables: Array<Record<string, number> & { id: string }>;
+        bars: string | null;
+      };
+      expect(seen.page).toBeLessThanOrEqual(390);
+      for (const right of seen.charts) expect(right).toBeLessThanOrEqual(390);
+      expect(seen.tables.map((t) => t.id).sort()).toEqual([
+        'projected-table',
+        'resource-table',
+        'score-table',
+      ]);
+      for (const table of seen.tables) {
+        expect(table.rows, table.id).toBeGreaterThan(0);
+        expect(table.left, table.id).toBeGreaterThanOrEqual(0);
+        expect(table.right, table.id).toBeLessThanOrEqual(390);
+        expect(table.cellsRight, table.id).toBeLessThanOrEqual(390);
+        expect(table.boxScroll, table.id).toBeLessThanOrEqual(table.boxClient);
+        expect(table.tableScroll, table.id).toBeLessThanOrEqual(table.tableClient);
+      }
+      // the mempool's bars: the value axis starts at zero
+      expect(seen.bars).toMatch(/^0,\d/);
+      const screenshot = await page.screenshot({ fullPage: true });
+      expect(screenshot.length).toBeGreaterThan(30_000);
       if (SCREENSHOTS) await page.screenshot({ path: join(IMAGES, 'dashboard-phone.png'), fullPage: false });
     });
 

@@ -41,8 +41,9 @@ describe('client-caused outcomes in the logs', () => {
     const refused = await fetch(`${service.url}/api/v1/fees/now`, {
       headers: { 'payment-signature': 'bm90IGEgcGF5bWVudA==' },
     });
-    expect(refused.status).toBe(402);
-    const code = ((await refused.json()) as { error: string }).error;
+    expect(refused.status).toBe(400);
+    const code = ((await refused.json()) as { error: { code: string } }).error.code;
+    expect(code).toBe('payment_header_invalid_json');
     expect((await fetch(`${service.url}/api/v1/fees/now`)).status).toBe(402);
     expect((await fetch(`${service.url}/api/v1/fees/now`)).status).toBe(429);
 

@@ -13,6 +13,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningFeeService } from '../src/service';
 import { assertErrorBody } from './support/contract-schemas';
 import { balanceOf, type JsonBody, removeScratch, signPayment, startTestService } from './support/harness';
+import {
+  entryRateMsat,
+  FULL_BLOCK_WEIGHT,
+  type Rejudged,
+  recomputeRow,
+  rejudge,
+  type SoldBlock,
+  type SoldEstimate,
+  sameHistogramFigure,
+} from './support/inclusion-rule';
 
 let devnet: Devnet;
 let service: RunningFeeService;
@@ -21,7 +31,8 @@ const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 beforeAll(async () => {
   devnet = await startDevnet({ payers: 2 });
   // No simulator given: the service starts its own, 36 simulated hours ago, like `npm start`.
-  service = await startTestService({}, { devnet });
+  // Every case pays or is refused through the edge: more than its default 60 requests a minute.
+  service = await startTestService({ RATE_LIMIT_MAX: '1000' }, { devnet });
 }, 180_000);
 
 afterAll(async () => {
@@ -86,6 +97,75 @@ describe('the observatory on a service started like npm start', () => {
     expect(Math.max(...next) - Math.min(...next)).toBeGreaterThan(0.3);
   });
 
+  it('sells scores that the estimates and block-stats it sells recompute by the rule of docs/fee-rules.md', async () => {
+    const board = await payWithOfficialClient('/api/v1/fees/observatory/scoreboard?hours=48');
+    const { from, to } = board.body['data']['window'];
+    const stats = await payWithOfficialClient('/api/v1/fees/observatory/block-stats?limit=1000');
+    const sold = await payWithOfficialClient(
+      `/api/v1/fees/observatory/estimates?since=${from}&until=${to}&limit=10000`,
+    );
+    expect([board.status, stats.status, sold.status]).toEqual([200, 200, 200]);
+    expect(sold.body['data']['next_cursor']).toBeNull();
+    const blocks = new Map<number, SoldBlock>(
+      (stats.body['data']['blocks'] as SoldBlock[]).map((b) => [b.height, b]),
+    );
+    // each block's published verdict fields follow from its weight, p10 and relay minimum
+    for (const block of blocks.values()) {
+      expect(block.full).toBe(block.weight >= FULL_BLOCK_WEIGHT);
+      expect(Math.round(block.entry_rate * 1000)).toBe(entryRateMsat(block));
+    }
+    // every judgment, then every row, recomputed
+    const byRow = new Map<string, Rejudged[]>();
+    let relayMinimumQuotesWithRoom = 0;
+    for (const estimate of sold.body['data']['estimates'] as SoldEstimate[]) {
+      if (estimate.status !== 'judged') continue;
+      const again = rejudge(estimate, blocks)!;
+      expect(again, JSON.stringify(estimate)).toBeDefined();
+      expect(estimate.judgment, JSON.stringify(estimate)).toMatchObject({
+        hit: again.hit,
+        first_fit: again.firstFit,
+        overpay: again.overpay,
+        overpayment_sats_140: again.overpaymentSats,
+        entry_rate_sat_vb: again.entryMsat / 1000,
+      });
+      const key = `${estimate.target}:${estimate.source}`;
+      byRow.set(key, [...(byRow.get(key) ?? []), again]);
+      // a quote of the relay minimum for the next block, which then had room: would have been included
+      const next = blocks.get(estimate.tip_height + 1)!;
+      if (estimate.target === 1 && !next.full && estimate.rate_sat_vb === next.relay_minimum) {
+        relayMinimumQuotesWithRoom += 1;
+        expect(estimate.judgment!.hit, JSON.stringify(estimate)).toBe(true);
+      }
+    }
+    expect(relayMinimumQuotesWithRoom).toBeGreaterThan(20);
+    const rows = board.body['data']['rows'] as JsonBody[];
+    expect(rows.length).toBe(byRow.size);
+    for (const row of rows) {
+      const again = recomputeRow(byRow.get(`${row['target']}:${row['source']}`)!);
+      const label = `${row['source']} at ${row['target']}`;
+      expect(row, label).toMatchObject({
+        n: again.n,
+        hit_rate: again.hit_rate,
+        miss_rate: again.miss_rate,
+        overpay_rate: again.overpay_rate,
+      });
+      expect(
+        sameHistogramFigure(row['median_overpayment_sats_140'], again.median_overpayment_sats_140),
+        label,
+      ).toBe(true);
+      expect(
+        sameHistogramFigure(row['median_miss_entry_fee_sats_140'], again.median_miss_entry_fee_sats_140),
+        label,
+      ).toBe(true);
+      expect(Math.abs(row['cost'] - again.cost), label).toBeLessThanOrEqual(0.016 * again.cost + 0.1);
+    }
+    // the next block: mempool.space, quoting what gets in, ranks above Core's conservative mode,
+    // which hits more often by overpaying about tenfold
+    const next = rows.filter((r) => r['target'] === 1);
+    const rankOf = (source: string) => next.find((r) => r['source'] === source)!['rank'];
+    expect(rankOf('mempool.space')).toBeLessThan(rankOf('core-conservative'));
+  });
+
   it('pays block-stats and pages the recorded blocks newest first', async () => {
     const first = await payWithOfficialClient('/api/v1/fees/observatory/block-stats?limit=100');
     expect(first.status).toBe(200);
@@ -127,13 +207,73 @@ describe('the observatory on a service started like npm start', () => {
     );
   });
 
-  it('answers an empty window with 200, no rows and the reason', async () => {
-    const { status, body } = await payWithOfficialClient(
+  it.each([
+    [
       '/api/v1/fees/observatory/estimates?since=2020-01-01T00:00:00Z&until=2020-01-02T00:00:00Z',
-    );
+      /no estimate observed in this interval/,
+    ],
+    [
+      '/api/v1/fees/observatory/estimates?source=esplora&target=144&since=2020-01-01T00:00:00Z&until=2020-01-02T00:00:00Z',
+      /no estimate of esplora for target 144 observed in this interval/,
+    ],
+    [
+      '/api/v1/fees/observatory/block-stats?before=5',
+      /no recorded block below height 5 \(the history holds \d+ … \d+\)/,
+    ],
+  ])(
+    'does not sell %s, which has nothing: 404 no_data before any challenge, even carrying a valid payment',
+    async (path, reason) => {
+      const payer = devnet.accounts.payers[1]!;
+      const before = await balanceOf(devnet, payer.address);
+      const unpaid = await fetch(`${service.url}${path}`);
+      expect(unpaid.status).toBe(404);
+      expect(unpaid.headers.get('payment-required')).toBeNull();
+      const header = await signPayment(`${service.url}${path.split('?')[0]}`, payer.privateKey);
+      const response = await fetch(`${service.url}${path}`, { headers: { 'payment-signature': header } });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('payment-response')).toBeNull();
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      assertErrorBody(body);
+      expect(body.error.code).toBe('no_data');
+      expect(body.error.message).toMatch(reason);
+      expect(await balanceOf(devnet, payer.address)).toBe(before);
+    },
+  );
+
+  it('does not sell a scoreboard with nothing judged yet: a service started without history answers 404 no_data before any challenge', async () => {
+    const fresh = await startTestService({ SIMULATOR_HISTORY_HOURS: '0' }, { devnet });
+    try {
+      const path = '/api/v1/fees/observatory/scoreboard';
+      // before or after the recorder's first tick (it starts with the service)
+      const empty = await fetch(`${fresh.url}${path}`);
+      expect(empty.status).toBe(404);
+      expect(((await empty.json()) as { error: { message: string } }).error.message).toMatch(
+        /nothing recorded yet|has been judged yet/,
+      );
+      // one poll of every source: rows with polls, every estimate pending until its blocks come
+      await fresh.observatory!.recorder.tick();
+      await fresh.observatory!.observatory.refresh();
+      const polled = await fetch(`${fresh.url}${path}`);
+      expect(polled.status).toBe(404);
+      expect(polled.headers.get('payment-required')).toBeNull();
+      const body = (await polled.json()) as { error: { code: string; message: string } };
+      assertErrorBody(body);
+      expect(body.error).toMatchObject({ code: 'no_data' });
+      expect(body.error.message).toMatch(/has been judged yet: an estimate is judged once the last block/);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('lists a polled row with nothing judged unranked, after the ranked ones of its horizon', async () => {
+    const { status, body } = await payWithOfficialClient('/api/v1/fees/observatory/scoreboard?hours=2');
     expect(status).toBe(200);
-    expect(body['data']['estimates']).toEqual([]);
-    expect(body['data']['empty_reason']).toMatch(/no estimate observed in this interval/);
+    const rows = body['data']['rows'] as JsonBody[];
+    // in the last two hours the 144-block quotes are all pending: polled, none judged, not ranked
+    const economy = rows.filter((r) => r['target'] === 144);
+    expect(economy.length).toBeGreaterThan(0);
+    for (const row of economy) expect(row).toMatchObject({ n: 0, rank: null, cost: null, hit_rate: null });
+    expect(rows.filter((r) => r['target'] === 1).map((r) => r['rank'])).toEqual([1, 2, 3, 4]);
   });
 
   it.each([
@@ -146,6 +286,9 @@ describe('the observatory on a service started like npm start', () => {
     ['/api/v1/fees/observatory/estimates?limit=10001', 'invalid_request'],
     ['/api/v1/fees/observatory/estimates?since=yesterday', 'invalid_request'],
     ['/api/v1/fees/observatory/estimates?source=Mempool%20Space', 'invalid_request'],
+    ['/api/v1/fees/observatory/estimates?source=nope', 'unknown_source'],
+    ['/api/v1/fees/observatory/estimates?target=7', 'unknown_target'],
+    ['/api/v1/fees/observatory/estimates?source=mempool.space&target=2', 'unknown_target'],
     [
       '/api/v1/fees/observatory/estimates?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z',
       'invalid_time_range',
@@ -167,19 +310,22 @@ describe('the observatory on a service started like npm start', () => {
 
   // Last: it closes the history under the running service.
   it('answers 503 history_unavailable when its database cannot be read, and never settles it', async () => {
-    await service.observatory!.recorder.stop();
-    await service.observatory!.history.close();
     const payer = devnet.accounts.payers[1]!;
-    const before = await balanceOf(devnet, payer.address);
-    for (const path of [
+    const paths = [
       '/api/v1/fees/observatory/scoreboard',
       '/api/v1/fees/observatory/block-stats',
       '/api/v1/fees/observatory/estimates',
-    ]) {
+    ];
+    // signed while the history answers (once it cannot be read, no challenge is issued)
+    const signatures = await Promise.all(
+      paths.map((path) => signPayment(`${service.url}${path}`, payer.privateKey)),
+    );
+    await service.observatory!.recorder.stop();
+    await service.observatory!.history.close();
+    const before = await balanceOf(devnet, payer.address);
+    for (const [i, path] of paths.entries()) {
       const url = `${service.url}${path}`;
-      const response = await fetch(url, {
-        headers: { 'payment-signature': await signPayment(url, payer.privateKey) },
-      });
+      const response = await fetch(url, { headers: { 'payment-signature': signatures[i]! } });
       expect(response.status, path).toBe(503);
       expect(response.headers.get('payment-response')).toBeNull();
       const body = (await response.json()) as { error: { code: string; retryable: boolean } };

@@ -196,3 +196,77 @@ describe('the production profile of docs/production.md', () => {
     expect(await facilitator.exited).toBe(0);
   }, 600_000);
 });
+
+describe('the production profile on the embedded simulator', () => {
+  const simulated = `tollbooth_production_sim_${process.pid}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: `${POSTGRES}/test` });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  afterAll(() => admin(`DROP DATABASE IF EXISTS ${simulated} WITH (FORCE)`));
+
+  it('keeps the simulated observatory history in memory, never in the configured PostgreSQL', async () => {
+    await admin(`DROP DATABASE IF EXISTS ${simulated}`);
+    await admin(`CREATE DATABASE ${simulated}`);
+    const observatoryTables = async () => {
+      const db = new pg.Client({ connectionString: `${POSTGRES}/${simulated}` });
+      await db.connect();
+      try {
+        const { rows } = await db.query<{ table_name: string }>(
+          "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+        );
+        const names = rows.map((row) => row.table_name);
+        const blocks = names.includes('observatory_blocks')
+          ? Number((await db.query('SELECT count(*) AS n FROM observatory_blocks')).rows[0].n)
+          : 0;
+        return { names, blocks };
+      } finally {
+        await db.end();
+      }
+    };
+    // No MEMPOOL_URL, ESPLORA_URL or CORE_RPC_URL: the simulator serves, two hours of history.
+    const serve = (profile: string) =>
+      spawnUntil(
+        ['src/main.ts'],
+        {
+          cwd: workspace,
+          env: {
+            PROFILE: profile,
+            PORT: '0',
+            LEDGER_URL: `${POSTGRES}/${simulated}`,
+            SIMULATOR_HISTORY_HOURS: '2',
+            LOG_LEVEL: 'info',
+          },
+        },
+        (line) => line.includes('"msg":"fee service listening"'),
+      );
+
+    const production = await serve('production');
+    const logged = production.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const base = String(logged.find((entry) => entry['msg'] === 'fee service listening')!['url']);
+    // The history was run and is served (from memory): the observatory's resources are for sale.
+    expect((await fetch(`${base}/api/v1/fees/observatory/block-stats`)).status).toBe(402);
+    const during = await observatoryTables();
+    production.child.kill('SIGTERM');
+    expect(await production.exited).toBe(0);
+    // The ledger is in the configured database; not one simulated block or table of them is.
+    expect(during.names.some((name) => /ledger/.test(name))).toBe(true);
+    expect(during.names.filter((name) => name.startsWith('observatory'))).toEqual([]);
+    expect(await observatoryTables()).toEqual(during);
+    const run = logged.find(
+      (entry) => entry['msg'] === 'observatory history recorded from the simulated chain',
+    );
+    expect(Number(run?.['blocks'])).toBeGreaterThan(0);
+    expect(logged.find((entry) => entry['code'] === 'simulated_upstream')).toMatchObject({
+      level: 40,
+      msg: expect.stringContaining('kept in memory, never in LEDGER_URL'),
+    });
+
+    // The local profile on the same database does record there (what the production run did not).
+    const local = await serve('local');
+    expect((await observatoryTables()).blocks).toBeGreaterThan(0);
+    local.child.kill('SIGTERM');
+    expect(await local.exited).toBe(0);
+  }, 300_000);
+});

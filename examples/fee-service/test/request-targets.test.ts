@@ -2,7 +2,7 @@
 // served as their origin-form (the free routes, discovery and the probes included), a #fragment is
 // refused with 400 on paid routes before any challenge, a paid path answers 405 with Allow to a
 // method it does not serve (the AI price pattern included), a target the router cannot read gets
-// a 4xx Error body; never a 5xx, never an error-level log.
+// a 4xx Error body and `GET *` 400 (Fastify served the dashboard); never a 5xx, never an error-level log.
 import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, sendRaw } from '../../../test/support/target-apps';
@@ -98,6 +98,13 @@ describe.each(FRAMEWORKS)('request targets on the %s mount', (framework) => {
       expect(codeOf(answer.body)).toBe('method_not_allowed');
       expect(answer.headers['payment-required']).toBeUndefined();
     }
+  });
+
+  it('refuses GET * with 400 invalid_request_target, never the dashboard', async () => {
+    const answer = await send(services[framework]!, 'GET', '*');
+    expect(answer.status).toBe(400);
+    expect(codeOf(answer.body)).toBe('invalid_request_target');
+    expect(answer.body).not.toContain('<html');
   });
 
   it('answers a target the router cannot read with a 4xx Error body, never a 5xx or an error log', async () => {

@@ -1,35 +1,17 @@
 // What `npm start` refuses before it listens: a configuration with problems (all listed at once),
 // and a facilitator whose /supported lacks the configured network. A facilitator that does not
 // answer only warns. Real processes of the service against a real HTTP facilitator.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject, verify } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMain } from './support/main-process';
 
-const workspace = join(import.meta.dirname, '..');
 const children: ChildProcess[] = [];
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
-/** Runs `src/main.ts` as `npm start` does, with exactly `env` (plus PATH); resolves on exit. */
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=tollbooth-source', '--import', 'tsx', 'src/main.ts'], {
-    cwd: workspace,
-    env: { PATH: process.env['PATH'] ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const out = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (chunk: Buffer) => {
-    out.stdout += chunk.toString('utf8');
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    out.stderr += chunk.toString('utf8');
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, out, exited };
-}
+const start = (env: Record<string, string>) => startMain(env, children);
 
 /** A facilitator over real HTTP whose /supported answers what the test sets, recording requests. */
 let facilitator: Server;

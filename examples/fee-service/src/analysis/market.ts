@@ -1,19 +1,20 @@
 import { roundRate3, toMilliSatPerVb } from '../domain/fee-math';
+import { projectedBlockEntry } from '../domain/inclusion';
 import { type FeeTiers, TIER_NAMES, type TierName } from '../domain/types';
 import type { RecordedSnapshot } from '../snapshot/types';
-
-/** A projected block at least this full sets a real floor; a lighter one takes everything pending. */
-export const FULL_PROJECTED_BLOCK_VSIZE = 950_000;
 
 /** The fee market the explainers compare against, read from one validated snapshot. */
 export interface FeeMarket {
   tiers: FeeTiers;
-  /** Lowest rate that gets into the next block now, sat/vB. */
+  /**
+   * The next block's entry rate now, sat/vB: the lowest rate it would include, by the rule of
+   * docs/fee-rules.md#would-have-been-included.
+   */
   next_block_floor_sat_vb: number;
   /**
-   * Where the floor comes from: the first projected block's lowest rate when it is full, the
-   * minimum tier when the whole mempool fits in one block, the fastest tier when the upstream
-   * projects no blocks (Esplora, Core).
+   * Where it comes from: the first projected block's 10th-percentile rate (at least the relay
+   * minimum) when it is full, the relay minimum (the minimum tier) while it has room, the fastest
+   * tier when the upstream projects no blocks (Esplora, Core).
    */
   floor_source: 'projected_block' | 'minimum_tier' | 'fastest_tier';
   mempool_vsize: number;
@@ -30,12 +31,10 @@ export function marketFromSnapshot(snapshot: RecordedSnapshot): FeeMarket {
   if (!first) {
     floor = snapshot.tiers.fastest;
     source = 'fastest_tier';
-  } else if (first.block_vsize >= FULL_PROJECTED_BLOCK_VSIZE && first.fee_range.length > 0) {
-    floor = Math.max(first.fee_range[0]!, snapshot.tiers.minimum);
-    source = 'projected_block';
   } else {
-    floor = snapshot.tiers.minimum;
-    source = 'minimum_tier';
+    const { full, entry } = projectedBlockEntry(first, snapshot.tiers.minimum);
+    floor = entry;
+    source = full ? 'projected_block' : 'minimum_tier';
   }
   return {
     tiers: snapshot.tiers,

@@ -1,21 +1,22 @@
 import type { FacilitatorClient, SchemeServer } from '@tollbooth/core';
-import type { Observatory } from '../observatory/observatory';
 import type { SnapshotService } from '../snapshot/service';
 import type { BitcoinUpstreams } from './bitcoin';
 import type { LanguageModel } from './language-model/model';
+import type { Observatory } from './observatory/observatory';
 import type { PaymentTerms } from './payment-terms';
 
 export * from './bitcoin';
 export * from './payment-terms';
 
 /**
- * What resources share, built once per service (`src/startup/capabilities.ts`). A resource names
- * the capabilities it needs (`needs` in its declaration); when one is absent from this deployment,
- * or only planned, the resource is published `paused`: 503 without a challenge, left out of the
- * catalog and listed under `pausedEndpoints` in `/.well-known/x402`.
+ * What resources share, built once per service (`startFeeService` in `src/service.ts`). A resource
+ * names the capabilities it needs (`needs` in its declaration); when one is absent from this
+ * deployment, or only planned, the resource is published `paused`: 503 without a challenge, left
+ * out of the catalog and listed under `pausedEndpoints` in `/.well-known/x402`.
  *
  * To add a capability: give it a key here and a module under `src/capabilities/`, build it in
- * `buildCapabilities`, and remove its name from {@link PlannedCapability} if it was planned.
+ * the `capabilities` object of `startFeeService`, and remove its name from {@link PlannedCapability}
+ * if it was planned.
  */
 export interface Capabilities {
   /** Validated fee snapshots of the configured upstream (the preview's and the decision's source). */
@@ -25,7 +26,7 @@ export interface Capabilities {
   /** The payment terms, the facilitator and the schemes the payment gate uses. */
   payments: PaymentsCapability;
   /**
-   * The fee observatory's recorded history and scores (`src/observatory/observatory.ts`): the
+   * The fee observatory's recorded history and scores (`src/capabilities/observatory/observatory.ts`): the
    * scoreboard, block statistics and estimates, and a hit rate per source and horizon for other
    * resources (the AI fee advice's confidence).
    */

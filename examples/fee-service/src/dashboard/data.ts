@@ -1,17 +1,21 @@
 import { fromAtomicAmount } from '@tollbooth/core';
 import type { Capabilities, CapabilitySet } from '../capabilities';
 import { ALGORITHM_VERSION, ILLUSTRATION_VBYTES } from '../domain/constants';
+import { deriveFeeFigures } from '../domain/derived';
 import { feeForVsize } from '../domain/fee-math';
-import { decideSendWait } from '../domain/send-wait';
 import { type FeeTiers, TIER_NAMES } from '../domain/types';
 import { histogramBands, projectedBlockFigures } from '../resources/fees/landscape/build';
+import { FEE_DECISION_OFFER } from '../resources/fees/now/offer';
 import type { Publication } from '../resources/publish';
 import { SNAPSHOT_SERVICE_DEFAULTS } from '../snapshot/service';
 
 /**
  * What the dashboard shows, as one JSON document (`GET /dashboard/data`): built from the service's
  * own free sources — the current validated snapshot, the observatory's history and the registry's
- * publications — never by calling a paid route.
+ * publications — never by calling a paid route. It shows what the free preview shows (the tiers,
+ * the mempool, the potential savings) and offers the paid decision (its price, a link to pay)
+ * without its content: no send-or-wait answer and no reason codes, which are what
+ * `GET /api/v1/fees/now` sells.
  */
 export interface DashboardData {
   /** Server time the document was built (ISO). */
@@ -29,8 +33,24 @@ export interface DashboardData {
   scoreboard: DashboardScoreboard | null;
   /** Why the observatory's parts are missing (off, or its history unreadable). */
   observatory_error?: string;
+  /** The paid send-or-wait decision on offer: what it costs and where to pay, never its answer. */
+  decision_offer: DashboardDecisionOffer | null;
   resources: DashboardResource[];
   discovery: { well_known: string; catalog: string; openapi: string };
+}
+
+/** The decision as the dashboard sells it (`GET /api/v1/fees/now`). */
+export interface DashboardDecisionOffer {
+  method: string;
+  path: string;
+  /** `0.001 USDC`. */
+  price: string;
+  algorithm_version: string;
+  availability: string;
+  /** Why it cannot be bought here, when it is not active. */
+  reason?: string;
+  /** Where a browser pays for it (the paywall page), when it is active. */
+  href?: string;
 }
 
 export interface DashboardSnapshot {
@@ -43,12 +63,8 @@ export interface DashboardSnapshot {
   digest: string;
   tiers: Array<{ tier: string; rate_sat_vb: number; fee_sat: number }>;
   illustration_vbytes: number;
-  signal: {
-    algorithm_version: string;
-    decision: string;
-    reason_codes: string[];
-    potential_savings: { sat_vb: number; percent: number; at_140_vbytes_sat: number };
-  };
+  /** The free preview's savings: the economy tier against the fastest one. */
+  potential_savings: { sat_vb: number; percent: number; at_140_vbytes_sat: number };
   mempool: { count: number; vsize: number; total_fee: number | null; projected_block_count: number };
   /** As the fee landscape publishes them (`index` 0 is the next block). */
   projected_blocks: Array<ReturnType<typeof projectedBlockFigures>>;
@@ -81,7 +97,7 @@ export interface DashboardScoreboard {
   horizons: number[];
   rows: Array<{
     target: number;
-    rank: number;
+    rank: number | null;
     source: string;
     n: number;
     hit_rate: number | null;
@@ -117,19 +133,23 @@ export const DASHBOARD_BLOCKS = 144;
 /** The fee bands of the primary upstream's mempool (mempool.space's `/api/mempool` histogram). */
 async function bandsPart(
   bitcoin: Capabilities['bitcoin'] | undefined,
+  highestRate: number | undefined,
 ): Promise<{ bands: DashboardBand[] | null; error?: string }> {
   const mempool = bitcoin?.mempool;
   if (!mempool) return { bands: null, error: 'the configured upstream gives no fee histogram' };
   try {
     const info = await mempool.fetchMempool();
     if (!info.fee_histogram) return { bands: null, error: 'the upstream gave no fee histogram' };
-    // The fee landscape's bands (the edges mempool.space draws its mempool graph with), lowest first.
-    const { bands } = histogramBands({
-      count: info.count,
-      vsize: info.vsize,
-      total_fee: Math.round(info.total_fee ?? 0),
-      histogram: info.fee_histogram.map(([rate, vsize]) => [rate, vsize] as [number, number]),
-    });
+    // The fee landscape's bands (grouped at mempool.space's fee levels, labelled by their buckets' real bounds), lowest first.
+    const { bands } = histogramBands(
+      {
+        count: info.count,
+        vsize: info.vsize,
+        total_fee: Math.round(info.total_fee ?? 0),
+        histogram: info.fee_histogram.map(([rate, vsize]) => [rate, vsize] as [number, number]),
+      },
+      highestRate,
+    );
     return { bands: bands.reverse() };
   } catch (error) {
     return {
@@ -151,7 +171,8 @@ function snapshotPart(capabilities: Pick<Capabilities, 'snapshots'>): {
   }
   const { snapshot } = current;
   const tiers: FeeTiers = snapshot.tiers;
-  const signal = decideSendWait({ tiers, mempool: snapshot.mempool });
+  // The preview's own figures (the same function builds it): the decision is not computed here.
+  const figures = deriveFeeFigures(snapshot);
   return {
     snapshot: {
       fetched_at: snapshot.fetched_at,
@@ -166,19 +187,16 @@ function snapshotPart(capabilities: Pick<Capabilities, 'snapshots'>): {
         fee_sat: feeForVsize(tiers[tier], ILLUSTRATION_VBYTES),
       })),
       illustration_vbytes: ILLUSTRATION_VBYTES,
-      signal: {
-        algorithm_version: ALGORITHM_VERSION,
-        decision: signal.decision,
-        reason_codes: signal.reason_codes,
-        potential_savings: signal.potential_savings,
-      },
+      potential_savings: figures.potential_savings,
       mempool: {
         count: snapshot.mempool.count,
         vsize: snapshot.mempool.vsize,
         total_fee: snapshot.mempool.total_fee ?? null,
-        projected_block_count: signal.mempool.projected_block_count,
+        projected_block_count: figures.mempool.projected_block_count,
       },
-      projected_blocks: snapshot.projected_blocks.map(projectedBlockFigures),
+      projected_blocks: snapshot.projected_blocks.map((block, i) =>
+        projectedBlockFigures(block, i, snapshot.tiers.minimum),
+      ),
     },
   };
 }
@@ -210,7 +228,7 @@ async function observatoryPart(history: Capabilities['history']): Promise<{
       horizons: [...board.horizons],
       rows: board.rows.map((row) => ({
         target: row.target,
-        rank: row.rank,
+        rank: row.rank ?? null,
         source: row.source,
         n: row.n,
         hit_rate: row.hit_rate ?? null,
@@ -257,6 +275,23 @@ export function dashboardResources(
   }));
 }
 
+/** The decision on offer, from its publication: price and paywall link, or why it is not sold here. */
+export function decisionOffer(resources: readonly DashboardResource[]): DashboardDecisionOffer | null {
+  const decision = resources.find(
+    (r) => r.method === FEE_DECISION_OFFER.method && r.path === FEE_DECISION_OFFER.path,
+  );
+  if (!decision?.price) return null;
+  return {
+    method: decision.method,
+    path: decision.path,
+    price: decision.price,
+    algorithm_version: ALGORITHM_VERSION,
+    availability: decision.availability,
+    ...(decision.reason ? { reason: decision.reason } : {}),
+    ...(decision.href ? { href: decision.href } : {}),
+  };
+}
+
 export interface DashboardSourceOptions {
   capabilities: CapabilitySet & Pick<Capabilities, 'snapshots'>;
   publications: readonly Publication[];
@@ -279,6 +314,7 @@ export function createDashboardSource(options: DashboardSourceOptions): Dashboar
   const { capabilities } = options;
   const now = options.now ?? Date.now;
   const resources = dashboardResources(options.publications, options.baseUrl);
+  const offer = decisionOffer(resources);
   const freshness = {
     fresh_seconds: SNAPSHOT_SERVICE_DEFAULTS.freshMs / 1000,
     fallback_seconds: SNAPSHOT_SERVICE_DEFAULTS.fallbackMs / 1000,
@@ -309,7 +345,11 @@ export function createDashboardSource(options: DashboardSourceOptions): Dashboar
     ].join('|');
     if (last?.key === key) return last.value;
     // Read once per snapshot (the key): the histogram moves with the mempool the snapshot shows.
-    const bands = await bandsPart(capabilities.bitcoin);
+    const projected = snapshot.snapshot?.projected_blocks ?? [];
+    const bands = await bandsPart(
+      capabilities.bitcoin,
+      projected.length === 0 ? undefined : Math.max(...projected.map((b) => b.max_fee_rate_sat_vb)),
+    );
     let observatory: Awaited<ReturnType<typeof observatoryPart>> | undefined;
     if (history && !observatoryError) {
       try {
@@ -328,6 +368,7 @@ export function createDashboardSource(options: DashboardSourceOptions): Dashboar
       blocks: observatory?.blocks ?? null,
       scoreboard: observatory?.scoreboard ?? null,
       ...(observatoryError ? { observatory_error: observatoryError } : {}),
+      decision_offer: offer,
       resources,
       discovery: options.discovery,
     };

@@ -8,7 +8,8 @@ import type { DashboardSource } from './data';
 /**
  * The fee dashboard at `GET /` (free): one HTML page whose script and styles, uPlot included,
  * are served by the service itself (`/dashboard/assets/…`), so it works with no internet. The
- * page shows the document of `GET /dashboard/data` and polls it (see `browser/dashboard.js`).
+ * page shows the document of `GET /dashboard/data` and polls it (see `browser/dashboard.js`, which
+ * reads its helpers and charts from `browser/dashboard-dom.js` and `browser/dashboard-charts.js`).
  */
 
 interface Asset {
@@ -26,7 +27,7 @@ function asset(name: string, type: string, text: string): Asset {
 
 let assets: Map<string, Asset> | undefined;
 
-/** The page's files, read once: its own script and stylesheet, and uPlot's from the package. */
+/** The page's files, read once: its own scripts and stylesheet, and uPlot's from the package. */
 export function dashboardAssets(): Map<string, Asset> {
   if (!assets) {
     const { script, css } = chartAssets();
@@ -35,6 +36,8 @@ export function dashboardAssets(): Map<string, Asset> {
       [
         asset('uplot.js', 'text/javascript; charset=utf-8', script),
         asset('uplot.css', 'text/css; charset=utf-8', css),
+        asset('dashboard-dom.js', 'text/javascript; charset=utf-8', own('dashboard-dom.js')),
+        asset('dashboard-charts.js', 'text/javascript; charset=utf-8', own('dashboard-charts.js')),
         asset('dashboard.js', 'text/javascript; charset=utf-8', own('dashboard.js')),
         asset('dashboard.css', 'text/css; charset=utf-8', own('dashboard.css')),
       ].map((a) => [a.name, a]),
@@ -96,6 +99,8 @@ ${section('resources', 'Paid resources', '<p class="note">Prices from the servic
 <script id="dashboard-data" type="application/json">${scriptJsonText(options.dataText)}</script>
 <script id="dashboard-colours" type="application/json">${JSON.stringify(SERIES_COLOURS)}</script>
 <script src="${href('uplot.js')}"></script>
+<script src="${href('dashboard-dom.js')}"></script>
+<script src="${href('dashboard-charts.js')}"></script>
 <script src="${href('dashboard.js')}"></script>
 </body>
 </html>

@@ -1,5 +1,5 @@
 /**
- * Named constants of the send-wait-v1 decision and of the fee resources (`docs/fee-rules.md#send-wait-v1`,
+ * Named constants of the send-wait-v1 decision (`docs/fee-rules.md#send-wait-v1`,
  * `docs/fee-service-contract.md#versioning`). They are published in the documentation and in {@link LIMITATIONS}.
  */
 
@@ -11,21 +11,11 @@ export const MEANINGFUL_MIN_PERCENT = 25;
 export const HEAVY_BACKLOG_BLOCKS = 8;
 /** The algorithm label of the decision (docs/fee-service-contract.md#versioning). */
 export const ALGORITHM_VERSION = 'send-wait-v1';
-/** The schema version of the decision meta (docs/fee-service-contract.md#versioning). */
-export const SCHEMA_VERSION = '2026-08-06';
 
 /** Virtual size used for the illustrative fee: a one-input, two-output P2WPKH payment. */
 export const ILLUSTRATION_VBYTES = 140;
 /** Virtual size of one block: 4,000,000 weight units. */
 export const BLOCK_VSIZE = 1_000_000;
-
-/** The paid timing-decision resource advertised by the free preview. */
-export const PAID_RESOURCE_METHOD = 'GET';
-export const PAID_RESOURCE_PATH = '/api/v1/fees/now';
-export const PAID_RESOURCE_PRICE = '0.001 USDC';
-/** Payment amount and currency reported in the decision meta. */
-export const PAYMENT_AMOUNT = '0.001';
-export const PAYMENT_CURRENCY = 'USDC';
 
 /** Decision values and reason codes of send-wait-v1. */
 export const DECISIONS = ['send', 'wait'] as const;

@@ -1,4 +1,3 @@
-export * from './builders';
 export * from './chain';
 export * from './constants';
 export * from './derived';

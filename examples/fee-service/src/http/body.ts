@@ -15,7 +15,8 @@ type WithBody = IncomingMessage & { [BODY]?: Promise<Buffer> };
 
 /**
  * Reads a request's body once and keeps the promise on the request: a paid route's precondition
- * reads it in the gate (to validate it before any challenge) and the handler reads the same bytes afterwards. A
+ * reads it in the gate (to validate it before any challenge; the handler then takes the parsed
+ * input, `keepParsedInput`), a free route's handler reads it itself. A
  * declared or actual length past `limit` rejects with {@link RequestBodyTooLargeError} without
  * buffering the rest (Node discards it when the response ends).
  */
@@ -52,6 +53,22 @@ export function readRequestBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_B
     req.once('error', reject);
   });
   return held[BODY];
+}
+
+const PARSED = Symbol('fee-service.parsedInput');
+type WithParsed = IncomingMessage & { [PARSED]?: unknown };
+
+/**
+ * Keeps on the request what a paid route's precondition parsed of it (in the gate, before any
+ * challenge), so its handler takes it as it is: the input is validated and the body read once.
+ */
+export function keepParsedInput(req: IncomingMessage, parsed: unknown): void {
+  (req as WithParsed)[PARSED] = parsed;
+}
+
+/** What {@link keepParsedInput} kept on the request, if anything. */
+export function parsedInputOf(req: IncomingMessage): unknown {
+  return (req as WithParsed)[PARSED];
 }
 
 /**

@@ -12,14 +12,16 @@ import type { ServiceRoute } from './types';
 /** `*` (any origin) or the exact origins allowed (`https://app.example.com`). */
 export type CorsOrigins = '*' | readonly string[];
 
-/** Request headers a browser may send: the payment headers, a JSON body's type, a request id. */
-export const CORS_ALLOWED_HEADERS = 'PAYMENT-SIGNATURE, X-PAYMENT, Content-Type, X-Request-Id';
+/** Request headers a browser may send: the payment and sign-in headers, a JSON body's type, a request id. */
+export const CORS_ALLOWED_HEADERS =
+  'PAYMENT-SIGNATURE, X-PAYMENT, SIGN-IN-WITH-X, Content-Type, X-Request-Id';
 
 /**
  * Response headers a browser may read: the payment headers (the 402's challenge, the receipt), a
- * 429's or 503's `Retry-After` and the request id Error bodies repeat.
+ * 429's or 503's `Retry-After`, the request id Error bodies repeat, and the txids a refusal names
+ * (the broadcast's `X-Transaction-Id`, a replaced transaction's `X-Replaced-By`).
  */
-export const CORS_EXPOSED_HEADERS = `${EXPOSED_PAYMENT_HEADERS}, Retry-After, X-Request-Id`;
+export const CORS_EXPOSED_HEADERS = `${EXPOSED_PAYMENT_HEADERS}, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy, X-Transaction-Id, X-Replaced-By`;
 
 /** How long a browser may keep a preflight's answer, seconds (Chromium keeps at most 7,200). */
 export const CORS_MAX_AGE_SECONDS = 600;

@@ -42,17 +42,7 @@ export const SERVICE_ERROR_CODES = {
     description:
       'The request body is larger than the service reads (1 MiB); refused before any payment challenge.',
   },
-  no_validated_snapshot: {
-    status: 503,
-    retryable: true,
-    description: 'No validated fee snapshot is recent enough to serve.',
-  },
   not_found: { status: 404, retryable: false, description: 'No such endpoint.' },
-  payment_not_settled: {
-    status: 502,
-    retryable: false,
-    description: 'The payment has no confirmed settlement; nothing was served.',
-  },
   internal_error: {
     status: 503,
     retryable: true,
@@ -64,7 +54,7 @@ export type ServiceErrorCode = keyof typeof SERVICE_ERROR_CODES;
 
 /**
  * The Error body (docs/fee-service-contract.md#error) as a route result.
- * @example errorResult({ status: 503, code: 'no_validated_snapshot', requestId, retryable: true })
+ * @example errorResult({ status: 503, code: 'internal_error', requestId, retryable: true })
  */
 export function errorResult(options: {
   status: number;

@@ -3,11 +3,13 @@ import { createScriptedFacilitator } from '@tollbooth/core/testing';
 import { createExactEvmScheme } from '@tollbooth/evm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createEdge } from '../resources/edge';
 import { type AnyResource, isPaid as isPaidResource, routeKey } from '../resources/kit';
-import { RESOURCES } from '../resources/registry';
+import { patternCovers } from '../resources/publish';
+import { PRICE_PATTERNS, RESOURCES } from '../resources/registry';
 import { buildTestEnvironment, buildTestRouteTable, declaredPublications } from '../resources/testing';
 import { requestIdOf } from './respond';
-import { createEdge, createRouteLabeler } from './routes';
+import { createRouteLabeler } from './routes';
 import type { RouteResult, ServiceRoute } from './types';
 
 /** The labeler as it was: every route's pattern as a regular expression, the first match wins. */
@@ -187,8 +189,19 @@ describe('createEdge', () => {
       ),
     );
     expect([...new Set(limits.values())]).toEqual(['ai']);
+    // A price pattern covering a limited resource is counted under that limit too (its other paths).
+    for (const pattern of PRICE_PATTERNS) {
+      const covered = PAID_RESOURCES.find((r) => r.rateLimit && patternCovers(pattern.path, r.path));
+      if (covered) limits.set(pattern.path, covered.rateLimit!(env.config).name);
+    }
+    expect([...limits.keys()]).toEqual(expect.arrayContaining(['/api/v1/ai/*', '/api/v1/analyst*']));
     const gate = serviceGate();
-    const edge = createEdge({ gate, publications: declaredPublications('local'), env });
+    const edge = createEdge({
+      gate,
+      publications: declaredPublications('local'),
+      env,
+      patterns: PRICE_PATTERNS,
+    });
     const targets = fc.oneof(
       originForm,
       fc.constantFrom('/api/v1/%61i/chat?q=hi', '/api/v1/ai/./chat?q=hi', '/api/v1/x/../ai/chat'),
@@ -208,6 +221,11 @@ describe('createEdge', () => {
     expect(named).toBeGreaterThan(0);
     setAvailability(gate.routes, {});
     expect(edge.ownLimit({ method: 'GET', target: '/api/v1/%61i/chat?q=hi' })).toBe('ai');
+    // Paths under the AI prefix that no resource serves: paid at the pattern's price, and limited.
+    expect(edge.ownLimit({ method: 'GET', target: '/api/v1/ai/anything' })).toBe('ai');
+    expect(edge.ownLimit({ method: 'POST', target: '/api/v1/ai/x/y' })).toBe('ai');
+    expect(edge.ownLimit({ method: 'GET', target: '/api/v1/analystics' })).toBe('ai');
+    expect(edge.ownLimit({ method: 'GET', target: '/api/v1/fees/observatory/anything' })).toBeUndefined();
   });
 
   it('judges an absolute-form target as the gate does (the joined URL used to hide it from the rate limit)', () => {

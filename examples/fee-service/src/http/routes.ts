@@ -1,10 +1,7 @@
-import type { TollboothGate } from '@tollbooth/core';
 import type { Discovery } from '@tollbooth/core/discovery';
 import type { ServiceMetrics } from '../metrics';
-import { isPaid as isPaidResource, type ResourceEnvironment } from '../resources/kit';
-import type { Publication } from '../resources/publish';
 import { type MetricsAccess, metricsHandler } from './metrics-access';
-import type { Edge, EdgeRequest, RouteContext, RouteResult, ServiceRoute } from './types';
+import type { RouteContext, RouteResult, ServiceRoute } from './types';
 
 /** Result of the readiness probe. */
 export interface Readiness {
@@ -75,48 +72,6 @@ export function createServiceRoutes(options: ServiceRoutesOptions): ServiceRoute
     ...(options.pageRoutes ?? []),
   ];
   return routes;
-}
-
-/** What the edge needs: the gate, and the resources' publications and deployment. */
-export interface EdgeOptions {
-  gate: Pick<TollboothGate, 'isPaid' | 'routes'>;
-  publications: readonly Publication[];
-  env: ResourceEnvironment;
-}
-
-/**
- * What the rate limits in front of the gate ask: a request is "paid" when the gate says so
- * (`TollboothGate.isPaid`, its own route match, so encodings and dot segments cannot dodge the
- * limit), and the name of a resource's own limit. A paid resource's precondition and input
- * validation are the gate's route precondition (`buildRoutesConfig`), after its own match.
- */
-export function createEdge(options: EdgeOptions): Edge {
-  const { env, gate } = options;
-  const paidLimits = new Map<string, string>();
-  const ownLimits = new Map<string, string>();
-  for (const { resource, key, availability } of options.publications) {
-    if (resource.rateLimit && availability === 'active') {
-      const name = resource.rateLimit(env.config).name;
-      if (isPaidResource(resource)) paidLimits.set(key, name);
-      else ownLimits.set(`${resource.method} ${resource.path}`, name);
-    }
-  }
-  const isPaid = (request: EdgeRequest) => gate.isPaid(request.method, request.target);
-  return {
-    isPaid,
-    ownLimit(request) {
-      if (isPaid(request)) {
-        if (paidLimits.size === 0) return undefined;
-        // A paid resource's own limit applies before any challenge: its route is the gate's match.
-        const matched = gate.routes.match(request.method.toUpperCase(), request.target);
-        return matched?.route.availability === 'active' ? paidLimits.get(matched.route.key) : undefined;
-      }
-      if (ownLimits.size === 0) return undefined;
-      const query = request.target.indexOf('?');
-      const path = query < 0 ? request.target : request.target.slice(0, query);
-      return ownLimits.get(`${request.method.toUpperCase()} ${path}`);
-    },
-  };
 }
 
 /**

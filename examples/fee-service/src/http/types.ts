@@ -27,6 +27,12 @@ export interface RouteContext {
    * @throws RequestBodyTooLargeError past {@link MAX_REQUEST_BODY_BYTES}
    */
   readBody(): Promise<Buffer>;
+  /**
+   * What the paid route's precondition parsed of this request before the challenge (kept on it,
+   * `keepParsedInput`), so the handler neither reads nor validates it again; undefined when it
+   * parsed nothing. Absent where no precondition ran (an MCP tool's request).
+   */
+  parsedInput?(): unknown;
 }
 
 /** Largest request body the service reads: a broadcast's 800,000 hex characters fit with room. */
@@ -68,12 +74,23 @@ export interface Edge {
   isPaid(request: EdgeRequest): boolean;
   /** The name of the resource's own rate limit, when its resource declares one. */
   ownLimit(request: EdgeRequest): string | undefined;
+  /**
+   * The request the limits judge: the request itself, or for a tools/call POSTed to `/mcp` the
+   * tool's (`TOOL /<name>`, counted under its HTTP twin's limits), read from the body (kept for the
+   * handler). A promise only when the body must be read.
+   */
+  resolve(request: EdgeRequest, readBody: () => Promise<Buffer>): EdgeRequest | Promise<EdgeRequest>;
 }
 
-/** A named rate limit of its own that a resource declares (the x402 demo, later the AI routes). */
+/** A named rate limit of its own that a resource declares (the x402 demo, the AI routes). */
 export interface NamedRateLimit {
   name: string;
   /** Requests per window and client address. */
   max: number;
   windowMs: number;
+  /**
+   * Applies even with the edge rate limit off (`RATE_LIMIT_ENABLED=false`): for a free resource
+   * that spends something on every request (the x402 demo asks the facilitator's /verify).
+   */
+  always?: boolean;
 }

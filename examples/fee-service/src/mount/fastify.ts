@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import rateLimitPlugin from '@fastify/rate-limit';
 import { type PaidRequest, tollbooth } from '@tollbooth/fastify';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { readRequestBody } from '../http/body';
+import { parsedInputOf, readRequestBody } from '../http/body';
 import { errorResult, requestIdOf } from '../http/respond';
 import type { EdgeRequest, RouteContext, RouteResult } from '../http/types';
-import { encodeResult, internalError, notFound } from './shared';
+import { appendRateLimitFields, encodeResult, internalError, notFound } from './shared';
 import type { MountedApp, MountOptions } from './types';
 
 function send(reply: FastifyReply, result: RouteResult): FastifyReply {
@@ -80,6 +80,11 @@ class FastifyRequestView implements EdgeRequest, RouteContext {
   readBody(): Promise<Buffer> {
     return readRequestBody(this.#request.raw);
   }
+
+  /** What the paid route's precondition parsed, kept on the raw request. */
+  parsedInput(): unknown {
+    return parsedInputOf(this.#request.raw);
+  }
 }
 
 const VIEW = Symbol('fee-service.requestView');
@@ -138,46 +143,74 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
       ? { redis: limits.redis, nameSpace: `${limits.prefix ?? 'fee-service:rl:'}fastify:` }
       : {}),
   });
-  const check = app.createRateLimit();
+  type Limiter = ReturnType<typeof app.createRateLimit>;
+  const check: Limiter = app.createRateLimit();
+  // A resource's own limit applies with the edge limit, or always when it says so (the demo's).
   const own = new Map(
-    (options.ownLimits ?? []).map((limit) => [
-      limit.name,
-      app.createRateLimit({
-        max: limit.max,
-        timeWindow: limit.windowMs,
-        keyGenerator: (request) => `${limit.name}:${request.ip}`,
-      }),
-    ]),
+    (options.ownLimits ?? [])
+      .filter((limit) => limits.enabled || limit.always)
+      .map((limit) => [
+        limit.name,
+        app.createRateLimit({
+          max: limit.max,
+          timeWindow: limit.windowMs,
+          keyGenerator: (request) => `${limit.name}:${request.ip}`,
+        }),
+      ]),
   );
-  const refuse = (reply: FastifyReply, ttlInSeconds: number) => {
-    // The 429 has no body (docs/fee-service-contract.md#errors).
-    reply.code(429).header('retry-after', String(ttlInSeconds)).send();
+  /**
+   * Writes a limit's standing (the IETF fields every mount writes) and, past it, the 429 — no
+   * body (docs/fee-service-contract.md#errors). Whether it refused.
+   */
+  const answer = (reply: FastifyReply, name: string, verdict: Awaited<ReturnType<Limiter>>): boolean => {
+    if (verdict.isAllowed) return false;
+    appendRateLimitFields(
+      { get: (header) => reply.getHeader(header), set: (header, value) => reply.header(header, value) },
+      {
+        name,
+        limit: verdict.max,
+        windowMs: verdict.timeWindow,
+        remaining: verdict.remaining,
+        resetSeconds: verdict.ttlInSeconds,
+      },
+    );
+    if (!verdict.isExceeded) return false;
+    reply
+      .code(429)
+      .header('retry-after', String(Math.max(1, verdict.ttlInSeconds)))
+      .send();
+    return true;
   };
   // Callback style: a free request passes without a promise (the limiter is asked only on paid routes).
   const ownLimit = (request: FastifyRequest, reply: FastifyReply, view: EdgeRequest, done: () => void) => {
-    const name = own.size > 0 && limits.enabled ? edge.ownLimit(view) : undefined;
+    const name = own.size > 0 ? edge.ownLimit(view) : undefined;
     const limiter = name === undefined ? undefined : own.get(name);
     if (!limiter) return done();
     limiter(request)
       .then((verdict) => {
-        if (!verdict.isAllowed && verdict.isExceeded) return refuse(reply, verdict.ttlInSeconds);
-        done();
+        if (!answer(reply, name!, verdict)) done();
       })
       .catch(done);
   };
-  app.addHook('onRequest', (request, reply, done) => {
-    const view = viewOf(request);
+  const limit = (request: FastifyRequest, reply: FastifyReply, view: EdgeRequest, done: () => void) => {
     if (!edge.isPaid(view)) {
       if (own.size === 0) return done();
       return ownLimit(request, reply, view, done);
     }
-    if (!limits.enabled) return done();
+    if (!limits.enabled) return ownLimit(request, reply, view, done);
     check(request)
       .then((verdict) => {
-        if (!verdict.isAllowed && verdict.isExceeded) return refuse(reply, verdict.ttlInSeconds);
-        ownLimit(request, reply, view, done);
+        if (!answer(reply, 'paid', verdict)) ownLimit(request, reply, view, done);
       })
       .catch(done);
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!limits.enabled && own.size === 0) return done();
+    const view = viewOf(request);
+    // A tools/call POSTed to /mcp counts as its tool: the body is read for it (and kept).
+    const resolved = edge.resolve(view, () => view.readBody());
+    if (!(resolved instanceof Promise)) return limit(request, reply, resolved, done);
+    resolved.then((tool) => limit(request, reply, tool, done), done);
   });
   // Bodies are read once by the gate's route precondition (to validate them before any challenge)
   // and by the handlers through `readBody()`; Fastify's own parsers would wait for a stream already read.

@@ -6,8 +6,8 @@ import { createScriptedFacilitator, createSimpleScheme, TEST_PAY_TO } from '@tol
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EncodedJson } from '../http/respond';
-import { createEdge } from '../http/routes';
 import type { RouteResult } from '../http/types';
+import { createEdge } from '../resources/edge';
 import { buildTestEnvironment } from '../resources/testing';
 import { mountExpress } from './express';
 import { mountFastify } from './fastify';

@@ -63,3 +63,45 @@ export function internalError(header: (name: string) => string | undefined): Rou
 export function retryAfterSeconds(windowMs: number): string {
   return String(Math.max(1, Math.ceil(windowMs / 1000)));
 }
+
+/** Where one limit stands for a request, as every mount's rate-limit library reports it. */
+export interface RateLimitStanding {
+  /** The limit's name: `paid` (the edge limit) or a resource's own (`ai`, `x402-demo`). */
+  name: string;
+  /** Requests per window. */
+  limit: number;
+  windowMs: number;
+  /** Requests left in the window after this one. */
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+}
+
+/**
+ * The IETF rate-limit fields of one limit (draft-ietf-httpapi-ratelimit-headers, structured
+ * fields): `RateLimit-Policy: "paid";q=60;w=60` and `RateLimit: "paid";r=59;t=60`. Every mount
+ * writes exactly these through {@link appendRateLimitFields}, on every answer a limit counted (the
+ * 429 included), so a client reads one set of headers whatever the framework.
+ */
+export function rateLimitFields(standing: RateLimitStanding): { policy: string; limit: string } {
+  const name = standing.name.replace(/["\\]/g, '');
+  return {
+    policy: `"${name}";q=${standing.limit};w=${Math.max(1, Math.ceil(standing.windowMs / 1000))}`,
+    limit: `"${name}";r=${Math.max(0, standing.remaining)};t=${Math.max(0, Math.ceil(standing.resetSeconds))}`,
+  };
+}
+
+/** Adds one limit's fields to an answer (a second limit joins the same two fields as a list). */
+export function appendRateLimitFields(
+  target: { get(name: string): unknown; set(name: string, value: string): void },
+  standing: RateLimitStanding,
+): void {
+  const fields = rateLimitFields(standing);
+  for (const [header, value] of [
+    ['ratelimit-policy', fields.policy],
+    ['ratelimit', fields.limit],
+  ] as const) {
+    const existing = target.get(header);
+    target.set(header, typeof existing === 'string' && existing !== '' ? `${existing}, ${value}` : value);
+  }
+}

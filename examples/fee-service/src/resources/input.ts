@@ -1,7 +1,13 @@
 import type * as z from 'zod';
 import { errorResult } from '../http/respond';
 import type { RouteResult } from '../http/types';
-import { type AnyResource, isPaid, type ResourceEnvironment, type ResourceInput } from './kit';
+import {
+  type AnyResource,
+  isPaid,
+  type ResourceEnvironment,
+  type ResourceInput,
+  type ResourceRefusal,
+} from './kit';
 
 /** The request parts as received: decoded path parameters, the raw query, the body bytes. */
 export interface RawInput {
@@ -98,18 +104,38 @@ export function validateInput(
 
   const input = { params, query, body } as ResourceInput<Record<never, never>>;
   const refusal = resource.check?.(input, env);
-  if (refusal) {
-    const spec = resource.errors[refusal.code];
-    return {
-      ok: false,
-      result: errorResult({
-        status: spec?.status ?? 400,
-        code: refusal.code,
-        requestId,
-        retryable: spec?.retryable ?? false,
-        message: refusal.message,
-      }),
-    };
-  }
+  if (refusal) return { ok: false, result: refusalResult(resource, refusal, requestId) };
   return { ok: true, input };
+}
+
+/** The Error answer of a resource's refusal, with its declared status and `retryable`. */
+export function refusalResult(
+  resource: AnyResource,
+  refusal: ResourceRefusal,
+  requestId: string,
+): RouteResult {
+  const spec = resource.errors[refusal.code];
+  return errorResult({
+    status: spec?.status ?? 400,
+    code: refusal.code,
+    requestId,
+    retryable: spec?.retryable ?? false,
+    message: refusal.message,
+  });
+}
+
+/**
+ * The resource's `sellable` answer for a validated input, as the Error to send before any
+ * challenge; undefined when there is something to sell (or the resource does not ask).
+ */
+export async function unsellable(
+  resource: AnyResource,
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed shape is the resource's own
+  input: ResourceInput<any>,
+  env: ResourceEnvironment,
+  requestId: string,
+): Promise<RouteResult | undefined> {
+  if (!resource.sellable) return undefined;
+  const refusal = await resource.sellable(input, env.capabilities);
+  return refusal ? refusalResult(resource, refusal, requestId) : undefined;
 }

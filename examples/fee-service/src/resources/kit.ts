@@ -1,8 +1,7 @@
-import type { Availability, PaidRequest, SettleOrder } from '@tollbooth/core';
+import type { Availability, PaidRequest, SettleOrder, SignInPolicy } from '@tollbooth/core';
 import type * as z from 'zod';
 import type { Capabilities, CapabilityName, CapabilitySet } from '../capabilities';
 import type { Profile, ServiceConfig } from '../config';
-import type { createFeeSchemas } from '../domain/schemas';
 import type { ErrorCodeSpec, ServiceErrorCode } from '../http/respond';
 import type { NamedRateLimit, RouteContext, RouteResult } from '../http/types';
 
@@ -21,8 +20,23 @@ export interface ResourceEnvironment {
   baseUrl: string;
   /** The capabilities this deployment has (absent ones are undefined). */
   capabilities: CapabilitySet;
-  /** FeePreview / FeeDecision schemas with this deployment's constant labels. */
-  schemas: ReturnType<typeof createFeeSchemas>;
+}
+
+/**
+ * A value a declaration derives from the deployment (an output schema with its constant labels),
+ * built once per environment.
+ * @example output: perEnvironment((env) => feePreviewSchema(feeSchemaConstantsOf(env)))
+ */
+export function perEnvironment<T extends object>(build: (env: ResourceEnvironment) => T) {
+  const built = new WeakMap<ResourceEnvironment, T>();
+  return (env: ResourceEnvironment): T => {
+    let value = built.get(env);
+    if (value === undefined) {
+      value = build(env);
+      built.set(env, value);
+    }
+    return value;
+  };
 }
 
 /** zod schemas of the request parts a resource takes. Use `z.strictObject`: unknown keys are refused. */
@@ -58,7 +72,7 @@ export interface ResourceContext<
   requestId: string;
   /** The accepted payment (paid resources), with `settlement` when the route settles first. */
   payment: PaidRequest | undefined;
-  /** The validated input (a paid route's precondition checked it before any challenge; checked again here). */
+  /** The validated input (a paid route's precondition parsed it before any challenge and handed it here). */
   input: ResourceInput<I>;
   /** The capabilities the resource needs, present; the others as the deployment has them. */
   capabilities: Pick<Capabilities, N> & CapabilitySet;
@@ -119,8 +133,23 @@ export interface ResourceDeclaration<
   unavailable?(capabilities: CapabilitySet): string | undefined;
   /** Availability per profile when every need is met. Default `active` in both. */
   availability?: Partial<Record<Profile, Availability>>;
-  /** Gate options of a paid route: the canonical-request rule and the settle order. */
-  gate?: { canonical?: boolean; settle?: SettleOrder };
+  /**
+   * Offered as an MCP tool at `/mcp` too (docs/mcp.md#the-fee-service-at-mcp): every built paid
+   * resource is; a free one when this is true (the preview).
+   */
+  tool?: true;
+  /**
+   * The service's free rehearsal of the payment flow (the x402 demo): while active, its URL is
+   * `/.well-known/x402`'s `demo`. At most one resource is.
+   */
+  demo?: true;
+  /**
+   * Gate options of a paid route: the canonical-request rule, the settle order, whether the
+   * payer's balance is reserved before the handler runs (a handler that acts or costs:
+   * docs/reliability.md#one-balance-one-side-effect), and sign-in (one payment buys a pass the
+   * payer comes back to by signing, docs/sign-in-with-x.md#the-fee-service).
+   */
+  gate?: { canonical?: boolean; settle?: SettleOrder; reserveBalance?: boolean; signIn?: SignInPolicy };
   /**
    * Checks the validated input further, before any challenge (e.g. a transaction that cannot
    * parse). Pure and fast: it runs in the route's precondition on every paid attempt.
@@ -128,12 +157,26 @@ export interface ResourceDeclaration<
   check?(input: ResourceInput<I>, env: ResourceEnvironment): ResourceRefusal<E> | undefined;
   /** The gate asks it on an active route before any challenge; a result is answered instead (e.g. 503 with no snapshot). */
   precondition?(requestId: string, capabilities: CapabilitySet): RouteResult | undefined;
+  /**
+   * Whether the validated request has anything to sell — it may read data (an observatory window
+   * with nothing scored has nothing): asked after `check` and before any challenge, on every paid
+   * attempt; a refusal (one of the declared codes) is answered instead, so nothing is charged for
+   * nothing. The handler still refuses what it finds empty after payment (a refusal is never
+   * settled).
+   */
+  sellable?(
+    input: ResourceInput<I>,
+    capabilities: Pick<Capabilities, N> & CapabilitySet,
+  ): Promise<ResourceRefusal<E> | undefined>;
   /** A rate limit of the resource's own, applied before anything else (after the paid one). */
   rateLimit?(config: ServiceConfig): NamedRateLimit;
-  /** The handler; absent while the resource is not built (it is then published paused). */
-  handler?: ResourceHandler<N, I, E>;
+  /**
+   * The handler; absent while the resource is not built (it is then published paused). Its codes
+   * are the declared ones (`NoInfer`: a shared handler, such as the explainers', adds none).
+   */
+  handler?: ResourceHandler<N, I, NoInfer<E>>;
   /** For handlers that keep state per service (caches): called once when the service starts. */
-  createHandler?(env: ResourceEnvironment): ResourceHandler<N, I, E>;
+  createHandler?(env: ResourceEnvironment): ResourceHandler<N, I, NoInfer<E>>;
 }
 
 /**

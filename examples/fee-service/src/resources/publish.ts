@@ -2,7 +2,7 @@ import type { Availability, PaidRequest, RouteConfig, RoutesConfig } from '@toll
 import { addBazaarExtensions, type FreeRoute } from '@tollbooth/core/discovery';
 import type * as z from 'zod';
 import { acceptsOf, missingCapabilities, PLANNED_CAPABILITIES } from '../capabilities';
-import { bodyError, incomingMessageOf, readRequestBody } from '../http/body';
+import { bodyError, incomingMessageOf, keepParsedInput, readRequestBody } from '../http/body';
 import {
   type ErrorCodeSpec,
   errorResult,
@@ -12,7 +12,8 @@ import {
 } from '../http/respond';
 import type { RouteContext, RouteResult, ServiceRoute } from '../http/types';
 import { toGateResponse } from '../mount/shared';
-import { type RawInput, takesBody, validateInput } from './input';
+import { operatorAvailability } from './availability';
+import { type RawInput, takesBody, unsellable, validateInput } from './input';
 import {
   type AnyResource,
   isBuilt,
@@ -47,19 +48,23 @@ export interface Publication {
 export const PAUSED_RETRY_AFTER_SECONDS = 3600;
 
 /**
- * Decides a resource's availability: not built, a need absent or planned, or the finer
- * `unavailable` test → paused with the reason; else what the profile declares (default active).
+ * Decides a resource's availability: what the operator sets (`RESOURCE_AVAILABILITY`), else what
+ * the profile declares (default active); an active one not built, a need absent or planned, or the
+ * finer `unavailable` test → paused with the reason.
  */
 export function publicationOf(resource: AnyResource, env: ResourceEnvironment): Publication {
   const key = routeKey(resource);
   const paused = (reason: string): Publication => ({ resource, key, availability: 'paused', reason });
-  const declared = resource.availability?.[env.config.profile] ?? 'active';
+  const operator = operatorAvailability(resource, env.config);
+  const declared = operator ?? resource.availability?.[env.config.profile] ?? 'active';
   if (declared !== 'active') {
     return {
       resource,
       key,
       availability: declared,
-      reason: `${declared} in the ${env.config.profile} profile`,
+      reason: operator
+        ? `${declared} by the operator (RESOURCE_AVAILABILITY)`
+        : `${declared} in the ${env.config.profile} profile`,
     };
   }
   if (!isBuilt(resource)) return paused('not built yet');
@@ -76,7 +81,7 @@ export function publicationOf(resource: AnyResource, env: ResourceEnvironment): 
   return finer ? paused(finer) : { resource, key, availability: 'active' };
 }
 
-function outputOf(resource: AnyResource, env: ResourceEnvironment): z.ZodType {
+export function outputOf(resource: AnyResource, env: ResourceEnvironment): z.ZodType {
   return typeof resource.output === 'function' ? resource.output(env) : resource.output;
 }
 
@@ -86,12 +91,27 @@ export function patternCovers(pattern: string, path: string): boolean {
   return path.startsWith(prefix) || (pattern.endsWith('/*') && path === prefix.slice(0, -1));
 }
 
+/** What a paid route's precondition keeps on the request for its handler: the input it parsed. */
+interface ParsedInput {
+  resource: AnyResource;
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed shape is the resource's own
+  input: ResourceInput<any>;
+}
+
+/** The input this resource's precondition parsed of the request, if it did. */
+function parsedInputFor(context: RouteContext, resource: AnyResource): ResourceInput<never> | undefined {
+  const parsed = context.parsedInput?.() as ParsedInput | undefined;
+  return parsed?.resource === resource ? (parsed.input as ResourceInput<never>) : undefined;
+}
+
 /**
  * A paid resource's precondition in the gate (`RouteConfig.precondition`): asked once the gate
  * matched the request to the route (active, canonical) and before any challenge, the resource's
- * own precondition and then its input validation answer, so nobody signs for a request that
- * cannot succeed. The match is the gate's, so encodings and dot segments cannot skip it. Only a
- * resource that takes a body makes it asynchronous (the body is read once and kept for the handler).
+ * own precondition, its input validation and then whether it has anything to sell (`sellable`)
+ * answer, so nobody signs for a request that cannot succeed. The match is the gate's, so encodings
+ * and dot segments cannot skip it. The parsed input is kept on the request and handed to the
+ * handler as it is: the input is validated and the body read once. Only a resource that takes a
+ * body or asks `sellable` makes it asynchronous.
  */
 function preconditionOf(resource: AnyResource, env: ResourceEnvironment): RouteConfig['precondition'] {
   // A canonical route's own rule (the gate's 400 non_canonical_request) has judged its target.
@@ -104,12 +124,17 @@ function preconditionOf(resource: AnyResource, env: ResourceEnvironment): RouteC
     if (early) return toGateResponse(early);
     const query = match.target.query ?? '';
     if (!validates || (!resource.input && query === '')) return undefined;
+    const incoming = incomingMessageOf(request.raw);
     const validate = (bytes: Buffer | undefined) => {
       const outcome = validateInput(resource, { params: match.params, query, body: bytes }, requestId(), env);
-      return outcome.ok ? undefined : toGateResponse(outcome.result);
+      if (!outcome.ok) return toGateResponse(outcome.result);
+      if (incoming) keepParsedInput(incoming, { resource, input: outcome.input } satisfies ParsedInput);
+      if (!resource.sellable) return undefined;
+      return unsellable(resource, outcome.input, env, requestId()).then((refusal) =>
+        refusal ? toGateResponse(refusal) : undefined,
+      );
     };
     if (!body) return validate(undefined);
-    const incoming = incomingMessageOf(request.raw);
     // Every mount's adapter hands its request over; without one the gate answers 503 (fail closed).
     if (!incoming) throw new TypeError('the gate was given no Node request to read the body from');
     return readRequestBody(incoming).then(validate, (error: unknown) =>
@@ -143,6 +168,8 @@ export function buildRoutesConfig(
       paymentIdentifier: true,
       ...(resource.gate?.canonical ? { canonical: true } : {}),
       ...(resource.gate?.settle ? { settle: resource.gate.settle } : {}),
+      ...(resource.gate?.reserveBalance ? { reserveBalance: true } : {}),
+      ...(resource.gate?.signIn ? { signIn: resource.gate.signIn } : {}),
       precondition: preconditionOf(resource, env),
       discovery: {
         ...resource.discovery,
@@ -263,10 +290,42 @@ export function queryOf(target: string): string {
 }
 
 /**
+ * Runs a built resource's handler (created once here, for handlers that keep state) on a request
+ * and its validated input: what its HTTP route and its MCP tool both call.
+ */
+export function resourceRunner(resource: AnyResource, env: ResourceEnvironment): ResourceRunner {
+  let runners = RUNNERS.get(env);
+  if (!runners) {
+    runners = new Map();
+    RUNNERS.set(env, runners);
+  }
+  let run = runners.get(resource);
+  if (!run) {
+    const handler: ResourceHandler<never, never, string> = resource.createHandler
+      ? resource.createHandler(env)
+      : resource.handler!;
+    const errors = resource.errors as Record<string, ErrorCodeSpec>;
+    run = (context, input) =>
+      handler(new KitContext(context, input, env.capabilities as never, env, errors) as never);
+    runners.set(resource, run);
+  }
+  return run;
+}
+
+/** A built resource's handler on a request and its validated input. */
+export type ResourceRunner = (
+  context: RouteContext,
+  input: ResourceInput<never>,
+) => RouteResult | Promise<RouteResult>;
+
+/** The runners of each deployment: one handler per resource, shared by its route and its tool. */
+const RUNNERS = new WeakMap<ResourceEnvironment, Map<AnyResource, ResourceRunner>>();
+
+/**
  * The service routes of the resources: each built resource's handler behind its input validation
- * (a paid route's precondition validated it before the challenge; free resources are validated
- * here first). A
- * paused free resource answers 503; paused paid ones never reach a route (the gate answers).
+ * (a paid route's precondition parsed it before the challenge and hands it over; free resources,
+ * and an MCP tool's request, are validated here first). A paused free resource answers 503;
+ * paused paid ones never reach a route (the gate answers).
  */
 export function buildResourceRoutes(
   publications: readonly Publication[],
@@ -293,19 +352,16 @@ export function buildResourceRoutes(
       }
       continue;
     }
-    const handler: ResourceHandler<never, never, string> = resource.createHandler
-      ? resource.createHandler(env)
-      : resource.handler!;
-    const errors = resource.errors as Record<string, ErrorCodeSpec>;
+    const run = resourceRunner(resource, env);
     // A free resource without input ignores any query; a paid one refuses it (see validateInput).
     const validated = resource.input !== undefined || isPaid(resource);
     const body = takesBody(resource);
-    const run = (context: RouteContext, input: ResourceInput<never>) =>
-      handler(new KitContext(context, input, env.capabilities as never, env, errors) as never);
     routes.push({
       method: resource.method,
       path: resource.path,
       handler(context) {
+        const parsed = parsedInputFor(context, resource);
+        if (parsed) return run(context, parsed);
         // Most requests to a resource without input carry no query: no parsing at all.
         if (!validated && context.target.indexOf('?') < 0) return run(context, NO_INPUT as never);
         const validate = (raw: RawInput): RouteResult | Promise<RouteResult> => {

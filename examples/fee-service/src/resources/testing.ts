@@ -5,7 +5,6 @@ import { compileRoutes, type RouteTable } from '@tollbooth/core';
 import { createExactEvmScheme } from '@tollbooth/evm';
 import type { CapabilitySet, PaymentTerms } from '../capabilities';
 import { loadConfig, type Profile } from '../config';
-import { createFeeSchemas } from '../domain/schemas';
 import { type AnyResource, type ResourceEnvironment, routeKey } from './kit';
 import { buildRoutesConfig, type PricePattern, type Publication, publicationOf } from './publish';
 import { PRICE_PATTERNS, RESOURCES } from './registry';
@@ -27,7 +26,6 @@ export function buildTestEnvironment(
     config: loadConfig({ PROFILE: options.profile ?? 'local', ...options.env }),
     baseUrl: 'http://127.0.0.1:3000',
     capabilities: options.capabilities ?? {},
-    schemas: createFeeSchemas(),
   };
 }
 
@@ -54,6 +52,9 @@ export function publicationsOf(
   return resources.map((resource) => publicationOf(resource, env));
 }
 
+/** The sign-in nonce secret of the test route tables. */
+export const TEST_SIGN_IN_SECRET = 'fee-service tests: a sign-in nonce secret';
+
 /** Compiles publications into the gate's route table with the real `exact` EVM scheme. */
 export function buildTestRouteTable(options: {
   publications: readonly Publication[];
@@ -70,6 +71,10 @@ export function buildTestRouteTable(options: {
       env,
       options.terms ?? TEST_TERMS,
     ),
-    { schemes: [createExactEvmScheme()], baseUrl: options.baseUrl ?? 'http://127.0.0.1:3000' },
+    {
+      schemes: [createExactEvmScheme()],
+      baseUrl: options.baseUrl ?? 'http://127.0.0.1:3000',
+      signIn: { secret: TEST_SIGN_IN_SECRET },
+    },
   );
 }

@@ -2,6 +2,7 @@ import * as btc from '@scure/btc-signer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { faucetSpend, paymentScript } from '../../test/fixtures/raw-tx';
 import { type MempoolSimulator, startMempoolSimulator } from './server';
+import { spendableTestTransaction } from './test-tx';
 import { witnessCommitment } from './transactions';
 
 // The root config's 30 s timeouts are not inherited by the unit project; simulators are CPU-bound.
@@ -179,9 +180,13 @@ describe('broadcasts', () => {
       expect(sent.body.error?.code).toBe(code);
       expect(sent.body.error?.message).toMatch(message);
       if (code !== -22) {
-        const [result] = (await rpc<Array<{ 'reject-reason': string }>>(sim, 'testmempoolaccept', [[hex]]))
-          .body.result;
+        const [result] = (
+          await rpc<Array<{ 'reject-reason': string; 'reject-details': string }>>(sim, 'testmempoolaccept', [
+            [hex],
+          ])
+        ).body.result;
         expect(result!['reject-reason']).toBe(reason);
+        expect(result!['reject-details']).toMatch(message); // Core ≥ 29: the full message beside the reason
       }
     }
     const json = await fetch(`${sim.url}/api/tx`, { method: 'POST', body: dust.hex });
@@ -224,5 +229,24 @@ describe('broadcasts', () => {
     expect(recent.length).toBeGreaterThan(0);
     expect(recent.length).toBeLessThanOrEqual(10);
     for (const entry of recent) expect(Object.keys(entry).sort()).toEqual(['fee', 'txid', 'value', 'vsize']);
+  });
+});
+
+describe('the faucet after a long history', () => {
+  it('is still found, and spendable by npm run test-tx, once its block’s transactions are pruned', async () => {
+    // npm start runs 36 simulated hours (≈ 216 blocks) before it listens: past the 200 kept blocks
+    const long = await startMempoolSimulator({ seed: 42 });
+    try {
+      long.advance(36 * 3_600_000);
+      expect(long.model.blocks.length).toBeGreaterThan(200);
+      const { txid } = long.model.faucet.funding;
+      const found = await fetch(`${long.url}/api/tx/${txid}`);
+      expect(found.status).toBe(200);
+      expect(((await found.json()) as { status: { confirmed: boolean } }).status.confirmed).toBe(true);
+      const tx = await spendableTestTransaction({ simulatorUrl: long.url, seed: 42 });
+      expect(tx.spends).toMatchObject({ txid, vout: 0 });
+    } finally {
+      await long.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import * as btc from '@scure/btc-signer';
-import type { SimTx, SimulationModel } from './model';
-import { DUST_LIMITS, type Material, type MaterialInput, materialOf, type OutputKind } from './transactions';
+import type { SimulationModel } from './model';
+import { DUST_LIMITS, materialOf } from './transactions';
+import type { Material, MaterialInput, OutputKind, SimTx } from './types';
 
 /** Core's default `maxfeerate` of sendrawtransaction and testmempoolaccept: 0.10 BTC/kvB. */
 export const DEFAULT_MAX_FEE_RATE_SAT_VB = 10_000;

@@ -1,64 +1,35 @@
 import { createHash } from 'node:crypto';
 import { subsidyAt } from '../domain/chain';
+import {
+  BLOCK_TX_VSIZE,
+  BLOCK_VSIZE,
+  byRateDesc,
+  cumulativeVsizeOf,
+  esploraFeeEstimates,
+  estimateForTargetOf,
+  feeRangeOf,
+  mempoolBlockView,
+  mempoolInfoOf,
+  mergeByRate,
+  projectBlocks,
+  recommendedFeesOf,
+  smartFeeOf,
+} from './fee-estimates';
 import { createPrng, type Prng } from './prng';
 import { SCENARIOS, type ScenarioName, type ScenarioParameters } from './scenarios';
-import { drawShape, type Material, type TxShape } from './transactions';
+import { drawShape } from './transactions';
 import { TransactionIndex } from './tx-index';
+import type { Material, MempoolBlockView, RecommendedFees, SimBlock, SimTx } from './types';
 import { createFaucet, type Faucet, type SpendableOutput } from './wallet';
 
 /** Simulated time starts here (block timestamps), whatever the wall clock says. */
 export const SIM_EPOCH_MS = Date.parse('2026-08-06T12:00:00Z');
 /** Height of the tip when a simulation starts. */
 export const SIM_START_HEIGHT = 910_000;
-const BLOCK_VSIZE = 1_000_000;
-/** Room left for the coinbase when filling a block. */
-const BLOCK_TX_VSIZE = 999_000;
 const MEAN_BLOCK_INTERVAL_MS = 600_000;
 const HISTORY_BLOCKS = 16;
 /** Blocks whose transactions are kept (older blocks keep their header and statistics only). */
 const KEPT_BLOCKS = 200;
-
-export interface SimTx {
-  /** Inputs and outputs by script type, and the exact sizes they give. */
-  shape: TxShape;
-  vsize: number;
-  weight: number;
-  size: number;
-  /** Whole sats. */
-  fee: number;
-  /** fee / vsize, sat/vB. */
-  rate: number;
-  /** Order of arrival; breaks ties when sorting, and seeds the transaction's bytes. */
-  seq: number;
-  arrivalMs: number;
-  /** Signals BIP 125 replaceability (sequence below 0xfffffffe). */
-  rbf: boolean;
-  /** The bytes: a broadcast's own from the start, a generated one's once materialised. */
-  material?: Material;
-}
-
-export interface SimBlock {
-  hash: string;
-  height: number;
-  previousHash: string;
-  timestampMs: number;
-  /** Transactions without the coinbase (emptied once the block is 200 deep, to bound memory). */
-  txs: SimTx[];
-  /** Transaction count including the coinbase. */
-  txCount: number;
-  vsize: number;
-  weight: number;
-  size: number;
-  totalFees: number;
-  subsidy: number;
-  /** [min, p10, p25, p50, p75, p90, max] by vsize, sat/vB. */
-  feeRange: number[];
-  medianFee: number;
-  avgFeeRate: number;
-  pool: { id: number; name: string; slug: string };
-  nonce: number;
-  merkleRoot: string;
-}
 
 const POOLS = [
   { id: 111, name: 'Foundry USA', slug: 'foundryusa' },
@@ -69,49 +40,7 @@ const POOLS = [
   { id: 43, name: 'SpiderPool', slug: 'spiderpool' },
 ] as const;
 
-const ceil3 = (x: number) => Math.ceil(x * 1000 - 1e-6) / 1000;
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
-
 export { subsidyAt };
-
-/** Rate at a fraction of the vsize of a list sorted by rate descending. */
-function rateAtVsizeFraction(sortedDesc: readonly SimTx[], fraction: number): number {
-  const total = sortedDesc.reduce((sum, tx) => sum + tx.vsize, 0);
-  const target = total * fraction;
-  let acc = 0;
-  for (const tx of sortedDesc) {
-    acc += tx.vsize;
-    if (acc >= target) return tx.rate;
-  }
-  return sortedDesc.at(-1)?.rate ?? 0;
-}
-
-/** [min, p10, p25, p50, p75, p90, max] of a block's rates, by vsize (low to high). */
-export function feeRangeOf(sortedDesc: readonly SimTx[]): number[] {
-  if (sortedDesc.length === 0) return [];
-  const pct = (p: number) => rateAtVsizeFraction(sortedDesc, 1 - p);
-  return [sortedDesc.at(-1)!.rate, pct(0.1), pct(0.25), pct(0.5), pct(0.75), pct(0.9), sortedDesc[0]!.rate];
-}
-
-const byRateDesc = (a: SimTx, b: SimTx) => b.rate - a.rate || a.seq - b.seq;
-
-/** mempool.space's recommended-fee shape. */
-export interface RecommendedFees {
-  fastestFee: number;
-  halfHourFee: number;
-  hourFee: number;
-  economyFee: number;
-  minimumFee: number;
-}
-
-export interface MempoolBlockView {
-  blockSize: number;
-  blockVSize: number;
-  nTx: number;
-  totalFees: number;
-  medianFee: number;
-  feeRange: number[];
-}
 
 /**
  * The deterministic mempool and chain. Time moves only through {@link SimulationModel.advance};
@@ -353,7 +282,10 @@ export class SimulationModel {
 
   /** Accepts a transaction whose bytes and prevouts the mempool policy checked. */
   addExternal(material: Material, replaced: readonly SimTx[] = []): SimTx {
-    for (const old of replaced) this.evict(old);
+    for (const old of replaced) {
+      this.index.recordReplacement(this.txidOfTx(old), material.txid);
+      this.evict(old);
+    }
     const tx: SimTx = {
       shape: { key: 'external', version: material.version, inputs: [], outputs: [], ...sizesOf(material) },
       ...sizesOf(material),
@@ -403,16 +335,7 @@ export class SimulationModel {
   /** Sorted mempool: new arrivals are sorted alone and merged, so a block costs O(n), not O(n log n). */
   sortedMempool(): SimTx[] {
     if (this.pending.length > 0) {
-      const incoming = this.pending.sort(byRateDesc);
-      const merged: SimTx[] = new Array(this.sorted.length + incoming.length);
-      let i = 0;
-      let j = 0;
-      let k = 0;
-      while (i < this.sorted.length && j < incoming.length) {
-        merged[k++] = byRateDesc(this.sorted[i]!, incoming[j]!) <= 0 ? this.sorted[i++]! : incoming[j++]!;
-      }
-      while (i < this.sorted.length) merged[k++] = this.sorted[i++]!;
-      while (j < incoming.length) merged[k++] = incoming[j++]!;
+      const merged = mergeByRate(this.sorted, this.pending.sort(byRateDesc));
       this.sorted = merged.filter((tx) => this.mempool.has(tx.seq));
       this.pending = [];
     }
@@ -421,116 +344,28 @@ export class SimulationModel {
 
   /** `/api/mempool`: count, vsize, total_fee and the fee histogram ([rate, vsize] by rate desc). */
   mempoolInfo() {
-    const sorted = this.sortedMempool();
-    const vsize = sorted.reduce((sum, tx) => sum + tx.vsize, 0);
-    const totalFee = sorted.reduce((sum, tx) => sum + tx.fee, 0);
-    const histogram: [number, number][] = [];
-    // mempool/electrs buckets: a new bucket every ~100,000 vB, labelled by its lowest rate
-    let bucketVsize = 0;
-    for (const tx of sorted) {
-      bucketVsize += tx.vsize;
-      if (bucketVsize >= 100_000) {
-        histogram.push([round3(tx.rate), bucketVsize]);
-        bucketVsize = 0;
-      }
-    }
-    if (bucketVsize > 0 && sorted.length > 0) histogram.push([round3(sorted.at(-1)!.rate), bucketVsize]);
-    return { count: sorted.length, vsize, total_fee: totalFee, fee_histogram: histogram };
+    return mempoolInfoOf(this.sortedMempool());
   }
 
   /** The mempool cut into projected blocks: up to 7 full blocks and an 8th "stack" holding the rest. */
   projectedBlockTxs(): SimTx[][] {
-    const sorted = this.sortedMempool();
-    const groups: SimTx[][] = [];
-    let current: SimTx[] = [];
-    let vsize = 0;
-    for (const tx of sorted) {
-      if (groups.length < 7 && vsize + tx.vsize > BLOCK_TX_VSIZE && current.length > 0) {
-        groups.push(current);
-        current = [];
-        vsize = 0;
-      }
-      current.push(tx);
-      vsize += tx.vsize;
-    }
-    if (current.length > 0) groups.push(current);
-    return groups;
+    return projectBlocks(this.sortedMempool());
   }
 
   /** Projected blocks as mempool.space's `/api/v1/fees/mempool-blocks`. */
   mempoolBlocks(): MempoolBlockView[] {
-    return this.projectedBlockTxs().map((txs) => {
-      const range = feeRangeOf(txs);
-      return {
-        blockSize: txs.reduce((sum, tx) => sum + tx.size, 0),
-        blockVSize: txs.reduce((sum, tx) => sum + tx.vsize, 0),
-        nTx: txs.length,
-        totalFees: txs.reduce((sum, tx) => sum + tx.fee, 0),
-        medianFee: range[3] ?? 0,
-        feeRange: range,
-      };
-    });
+    return this.projectedBlockTxs().map(mempoolBlockView);
   }
 
-  /**
-   * Recommended tiers the way mempool.space derives them from its projected blocks: the median
-   * of block 1, 2, 3 smoothed with the previous tier, a nearly empty block counting as the floor,
-   * economy capped at twice the minimum, then forced monotonic. `precise` keeps three decimals
-   * (and a floor at the relay fee, possibly below 1); otherwise rates round up to integers ≥ 1.
-   */
+  /** Recommended tiers the way mempool.space derives them ({@link recommendedFeesOf}). */
   recommendedFees(precise: boolean): RecommendedFees {
-    const round = precise ? ceil3 : Math.ceil;
-    const minimumFee = precise
-      ? ceil3(this.params.minRelayFee)
-      : Math.max(1, Math.ceil(this.params.minRelayFee));
-    const floor = precise ? minimumFee : Math.max(minimumFee, 1);
-    const blocks = this.mempoolBlocks();
-    const optimise = (block: MempoolBlockView, next: MempoolBlockView | undefined, previous?: number) => {
-      const use = previous === undefined ? block.medianFee : (block.medianFee + previous) / 2;
-      if (block.blockVSize <= 500_000) return floor;
-      if (block.blockVSize <= 950_000 && !next) {
-        return Math.max(round((use * (block.blockVSize - 500_000)) / 500_000), floor);
-      }
-      return Math.max(round(use), floor);
-    };
-    if (blocks.length === 0) {
-      return { fastestFee: floor, halfHourFee: floor, hourFee: floor, economyFee: minimumFee, minimumFee };
-    }
-    const first = optimise(blocks[0]!, blocks[1]);
-    const second = blocks[1] ? optimise(blocks[1], blocks[2], first) : floor;
-    const third = blocks[2] ? optimise(blocks[2], blocks[3], second) : floor;
-    const economy = Math.max(minimumFee, Math.min(2 * minimumFee, third));
-    const hour = Math.max(third, economy);
-    const halfHour = Math.max(second, hour);
-    const fastest = Math.max(first, halfHour);
-    const fix = precise ? round3 : (x: number) => x;
-    return {
-      fastestFee: fix(fastest),
-      halfHourFee: fix(halfHour),
-      hourFee: fix(hour),
-      economyFee: fix(economy),
-      minimumFee: fix(minimumFee),
-    };
+    return recommendedFeesOf(this.mempoolBlocks(), this.params.minRelayFee, precise);
   }
 
-  /**
-   * Rate needed to confirm within `target` blocks: the lowest rate inside the first `target`
-   * million vB, a little above it, or the relay floor when the mempool fits.
-   */
+  /** Rate needed to confirm within `target` blocks ({@link estimateForTargetOf}). */
   estimateForTarget(target: number): number {
     const sorted = this.sortedMempool();
-    const cumulative = this.cumulativeVsize();
-    const budget = target * BLOCK_VSIZE;
-    // first transaction whose cumulative vsize passes the budget (binary search)
-    let lo = 0;
-    let hi = cumulative.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cumulative[mid]! > budget) hi = mid;
-      else lo = mid + 1;
-    }
-    if (lo >= sorted.length) return round3(this.params.minRelayFee);
-    return round3(Math.max(this.params.minRelayFee, sorted[lo]!.rate * 1.01));
+    return estimateForTargetOf(sorted, this.cumulativeVsize(), target, this.params.minRelayFee);
   }
 
   private cumulativeCache: { of: SimTx[]; values: Float64Array } | undefined;
@@ -542,61 +377,19 @@ export class SimulationModel {
   private cumulativeVsize(): Float64Array {
     const sorted = this.sortedMempool();
     if (this.cumulativeCache?.of !== sorted) {
-      const values = new Float64Array(sorted.length);
-      let acc = 0;
-      for (let i = 0; i < sorted.length; i += 1) {
-        acc += sorted[i]!.vsize;
-        values[i] = acc;
-      }
-      this.cumulativeCache = { of: sorted, values };
+      this.cumulativeCache = { of: sorted, values: cumulativeVsizeOf(sorted) };
     }
     return this.cumulativeCache.values;
   }
 
-  /**
-   * Bitcoin Core's `estimatesmartfee` as the simulator models it: from the blocks already mined,
-   * not from the mempool, as Core does. `economical` averages, with a short half-life, the rate
-   * that got into recent blocks at a depth that shrinks with the target (the median for 1 block,
-   * down to the block's minimum from 12): smooth, and late both ways when fees move. `conservative`
-   * also looks over a long half-life one quantile higher and keeps the larger, plus a margin: it
-   * rarely misses and overpays.
-   */
+  /** Bitcoin Core's `estimatesmartfee` from the blocks already mined ({@link smartFeeOf}). */
   smartFee(target: number, mode: 'economical' | 'conservative'): number {
-    // feeRange indices: 0 min, 1 p10, 2 p25, 3 p50, 4 p75, 5 p90, 6 max
-    const index = target <= 1 ? 3 : target === 2 ? 2 : target <= 6 ? 1 : 0;
-    const economical = this.decayedBlockRate(index, 6);
-    const rate =
-      mode === 'economical'
-        ? economical
-        : Math.max(economical, this.decayedBlockRate(Math.min(6, index + 1), 48)) * 1.15;
-    return round3(Math.max(this.params.minRelayFee, rate));
+    return smartFeeOf(this.blocks, target, mode, this.params.minRelayFee);
   }
 
-  /** Mean of a feeRange entry over recent blocks, each weighted by 2^(−age / halfLife). */
-  private decayedBlockRate(index: number, halfLife: number): number {
-    let weighted = 0;
-    let weights = 0;
-    for (let i = this.blocks.length - 1, age = 0; i >= 0 && age < 4 * halfLife; i -= 1, age += 1) {
-      const rate = this.blocks[i]!.feeRange[index];
-      if (rate === undefined) continue;
-      const weight = 2 ** (-age / halfLife);
-      weighted += weight * rate;
-      weights += weight;
-    }
-    return weights === 0 ? this.params.minRelayFee : weighted / weights;
-  }
-
-  /** Esplora `/fee-estimates` with its real gaps (some targets missing) and, per scenario, a non-monotonic entry. */
+  /** Esplora `/fee-estimates` ({@link esploraFeeEstimates}). */
   feeEstimates(): Record<string, number> {
-    const targets = [...Array.from({ length: 25 }, (_, i) => i + 1), 144, 504, 1008].filter(
-      (t) => ![11, 14, 17, 19, 22].includes(t),
-    );
-    const out: Record<string, number> = {};
-    for (const t of targets) out[String(t)] = this.estimateForTarget(t);
-    if (this.params.nonMonotonicEstimates && out['2'] !== undefined) {
-      out['3'] = round3(out['2'] * 1.05 + 0.5);
-    }
-    return out;
+    return esploraFeeEstimates((target) => this.estimateForTarget(target), this.params.nonMonotonicEstimates);
   }
 }
 

@@ -146,6 +146,11 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
     const block = model.blockByHeight(Number(match[1]));
     return block ? send(res, 200, block.hash) : send(res, 404, 'Block not found');
   }
+  match = /^\/api\/v1\/tx\/([^/]+)\/rbf$/.exec(path);
+  if (match) {
+    if (!HEX64.test(match[1]!)) return send(res, 400, 'Invalid hex string');
+    return send(res, 200, model.index.rbfHistory(match[1]!));
+  }
   match = /^\/api\/tx\/([^/]+)(\/hex|\/status)?$/.exec(path);
   if (match) {
     const txid = match[1]!;

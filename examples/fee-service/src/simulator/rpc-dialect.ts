@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { lookupTransaction, templateOf } from './lookup';
 import { DEFAULT_MAX_FEE_RATE_SAT_VB, evaluateTransaction } from './mempool-policy';
-import { type SimBlock, type SimulationModel, subsidyAt } from './model';
+import { type SimulationModel, subsidyAt } from './model';
 import type { Send } from './rest-dialect';
 import { witnessCommitment } from './transactions';
+import type { SimBlock } from './types';
 import { coreTx, esploraBlock, templateTransaction } from './views';
 
 const btcPerKvb = (satPerVb: number) => Number((Math.round(satPerVb * 1000) / 1e8).toFixed(8));
@@ -257,6 +258,8 @@ function methods(ctx: RpcContext): Record<string, (call: Call) => unknown> {
           wtxid: verdict.wtxid,
           allowed: false,
           'reject-reason': verdict.rejectReason,
+          // Core ≥ 29 adds the full message (the reason and its detail) beside the short reason
+          'reject-details': verdict.message,
         };
       });
     },

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as btc from '@scure/btc-signer';
 import { createPrng, type Prng } from './prng';
+import { bytes, outputScript, spend } from './script-parts';
+import type { InputKind, Material, MaterialInput, OutputKind, TxShape } from './types';
 
 /**
  * The simulator's transactions as real Bitcoin serialisations, built with @scure/btc-signer's
@@ -12,11 +14,9 @@ import { createPrng, type Prng } from './prng';
  * Keys, hashes and signatures of generated transactions are well-formed dummies (DER signatures
  * with low-S-sized r and s, compressed-key-sized public keys, 20- and 32-byte hashes): every field
  * has the length and form of the real thing, so sizes, weights and script types are exact, but
- * the signatures do not verify. Transactions a client broadcasts keep their own bytes.
+ * the signatures do not verify (script-parts.ts). Transactions a client broadcasts keep their own
+ * bytes. The types are in types.ts; reading an output script back is output-scripts.ts.
  */
-
-export type InputKind = 'p2wpkh' | 'p2tr' | 'p2pkh' | 'p2sh-p2wpkh' | 'p2wsh';
-export type OutputKind = 'p2wpkh' | 'p2tr' | 'p2pkh' | 'p2sh' | 'p2wsh' | 'op_return' | 'p2a';
 
 /** Core's dust thresholds (3 sat/vB dust relay fee), sats; OP_RETURN is exempt. */
 export const DUST_LIMITS: Readonly<Record<OutputKind, number>> = {
@@ -29,144 +29,12 @@ export const DUST_LIMITS: Readonly<Record<OutputKind, number>> = {
   p2a: 240,
 };
 
-/** A transaction's layout: version, input and output script types, and its exact sizes. */
-export interface TxShape {
-  key: string;
-  version: number;
-  inputs: readonly InputKind[];
-  outputs: readonly OutputKind[];
-  /** Serialised size with witness, bytes. */
-  size: number;
-  /** BIP 141 weight: stripped size × 3 + full size. */
-  weight: number;
-  /** ceil(weight / 4). */
-  vsize: number;
-}
-
-/** One input of a materialised transaction, with the output it spends (none for a coinbase). */
-export interface MaterialInput {
-  txid: string;
-  vout: number;
-  sequence: number;
-  scriptSig: Uint8Array;
-  witness: Uint8Array[];
-  prevout: { script: Uint8Array; value: bigint } | null;
-}
-
-/** A transaction as bytes and parts. */
-export interface Material {
-  txid: string;
-  wtxid: string;
-  /** Full serialisation (with witness), hex. */
-  hex: string;
-  version: number;
-  locktime: number;
-  size: number;
-  weight: number;
-  vsize: number;
-  inputs: MaterialInput[];
-  outputs: Array<{ script: Uint8Array; value: bigint }>;
-  /** Inputs minus outputs, sats; 0 for a coinbase. */
-  fee: number;
-}
-
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
 const sha256d = (bytes: Uint8Array) => sha256(sha256(bytes));
 /** Internal byte order → the hex a txid is written in. */
 const reversedHex = (bytes: Uint8Array) => Buffer.from(bytes).reverse().toString('hex');
 /** A written txid → internal byte order. */
 export const txidBytes = (txid: string) => Buffer.from(txid, 'hex').reverse();
-
-const bytes = (rng: Prng, length: number) => {
-  const out = new Uint8Array(length);
-  for (let i = 0; i < length; i += 1) out[i] = rng.int(256);
-  return out;
-};
-
-/** A DER signature with 32-byte r and s (no padding needed) and SIGHASH_ALL: 72 bytes. */
-function derSignature(rng: Prng): Uint8Array {
-  const r = bytes(rng, 32);
-  const s = bytes(rng, 32);
-  r[0] = 0x01 + (r[0]! & 0x7e);
-  s[0] = 0x01 + (s[0]! & 0x3e);
-  return Uint8Array.of(0x30, 0x44, 0x02, 0x20, ...r, 0x02, 0x20, ...s, 0x01);
-}
-
-const compressedKey = (rng: Prng) => Uint8Array.of(0x02 + rng.int(2), ...bytes(rng, 32));
-const push = (data: Uint8Array) => Uint8Array.of(data.length, ...data);
-const P2A_SCRIPT = Uint8Array.of(0x51, 0x02, 0x4e, 0x73);
-/** OP_1 <32-byte key>, written directly: btc-signer checks the key is on the curve, a dummy need not be. */
-const taprootScript = (rng: Prng) => Uint8Array.of(0x51, 0x20, ...bytes(rng, 32));
-
-function outputScript(kind: OutputKind, rng: Prng): Uint8Array {
-  switch (kind) {
-    case 'p2wpkh':
-      return btc.OutScript.encode({ type: 'wpkh', hash: bytes(rng, 20) });
-    case 'p2tr':
-      return taprootScript(rng);
-    case 'p2pkh':
-      return btc.OutScript.encode({ type: 'pkh', hash: bytes(rng, 20) });
-    case 'p2sh':
-      return btc.OutScript.encode({ type: 'sh', hash: bytes(rng, 20) });
-    case 'p2wsh':
-      return btc.OutScript.encode({ type: 'wsh', hash: bytes(rng, 32) });
-    case 'op_return':
-      return btc.Script.encode(['RETURN', bytes(rng, 32)]);
-    case 'p2a':
-      return P2A_SCRIPT;
-  }
-}
-
-/** What spends an output of this kind: its scriptSig, its witness and the prevout script it spends. */
-function spend(
-  kind: InputKind,
-  rng: Prng,
-): { scriptSig: Uint8Array; witness: Uint8Array[]; script: Uint8Array } {
-  switch (kind) {
-    case 'p2wpkh':
-      return {
-        scriptSig: new Uint8Array(0),
-        witness: [derSignature(rng), compressedKey(rng)],
-        script: btc.OutScript.encode({ type: 'wpkh', hash: bytes(rng, 20) }),
-      };
-    case 'p2tr':
-      return {
-        scriptSig: new Uint8Array(0),
-        witness: [bytes(rng, 64)],
-        script: taprootScript(rng),
-      };
-    case 'p2pkh':
-      return {
-        scriptSig: Uint8Array.of(...push(derSignature(rng)), ...push(compressedKey(rng))),
-        witness: [],
-        script: btc.OutScript.encode({ type: 'pkh', hash: bytes(rng, 20) }),
-      };
-    case 'p2sh-p2wpkh': {
-      const redeem = btc.OutScript.encode({ type: 'wpkh', hash: bytes(rng, 20) });
-      return {
-        scriptSig: push(redeem),
-        witness: [derSignature(rng), compressedKey(rng)],
-        script: btc.OutScript.encode({ type: 'sh', hash: bytes(rng, 20) }),
-      };
-    }
-    case 'p2wsh': {
-      // 2-of-3 multisig: OP_2 <key> <key> <key> OP_3 OP_CHECKMULTISIG.
-      const script = Uint8Array.of(
-        0x52,
-        ...push(compressedKey(rng)),
-        ...push(compressedKey(rng)),
-        ...push(compressedKey(rng)),
-        0x53,
-        0xae,
-      );
-      return {
-        scriptSig: new Uint8Array(0),
-        witness: [new Uint8Array(0), derSignature(rng), derSignature(rng), script],
-        script: btc.OutScript.encode({ type: 'wsh', hash: sha256(script) }),
-      };
-    }
-  }
-}
 
 interface RawParts {
   version: number;
@@ -394,57 +262,4 @@ export function witnessCommitment(wtxids: readonly string[]): Uint8Array {
     level = next;
   }
   return sha256d(Buffer.concat([level[0]!, Buffer.alloc(32)]));
-}
-
-/** The script type of an output script, as Esplora names it. */
-export function esploraScriptType(script: Uint8Array): string {
-  if (
-    script.length === 4 &&
-    script[0] === 0x51 &&
-    script[1] === 0x02 &&
-    script[2] === 0x4e &&
-    script[3] === 0x73
-  )
-    return 'anchor';
-  if (script[0] === 0x6a) return 'op_return';
-  try {
-    const decoded = btc.OutScript.decode(script);
-    switch (decoded.type) {
-      case 'wpkh':
-        return 'v0_p2wpkh';
-      case 'wsh':
-        return 'v0_p2wsh';
-      case 'tr':
-        return 'v1_p2tr';
-      case 'pkh':
-        return 'p2pkh';
-      case 'sh':
-        return 'p2sh';
-      case 'pk':
-        return 'p2pk';
-      case 'ms':
-        return 'multisig';
-      default:
-        return 'unknown';
-    }
-  } catch {
-    return 'unknown';
-  }
-}
-
-/** The mainnet address of an output script, when it has one. */
-export function addressOf(script: Uint8Array): string | undefined {
-  try {
-    const decoded = btc.OutScript.decode(script);
-    if (
-      decoded.type === 'p2a' ||
-      decoded.type === 'unknown' ||
-      decoded.type === 'ms' ||
-      decoded.type === 'pk'
-    )
-      return undefined;
-    return btc.Address(btc.NETWORK).encode(decoded);
-  } catch {
-    return undefined;
-  }
 }

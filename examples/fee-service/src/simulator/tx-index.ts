@@ -1,5 +1,5 @@
-import type { SimBlock, SimTx } from './model';
-import { coinbaseMaterial, type Material, materializeGenerated, witnessCommitment } from './transactions';
+import { coinbaseMaterial, materializeGenerated, witnessCommitment } from './transactions';
+import type { Material, SimBlock, SimTx } from './types';
 
 /** An output a transaction may spend: its script and value, and the height it confirmed at. */
 export interface Utxo {
@@ -26,7 +26,34 @@ export class TransactionIndex {
   /** Outpoints spent by a broadcast transaction still unconfirmed or kept, with the spent output. */
   private readonly spent = new Map<string, { by: SimTx; utxo: Utxo }>();
 
+  /** RBF history: each replaced txid → the txid of the transaction that replaced it. */
+  readonly replacedBy = new Map<string, string>();
+  /** The transactions each replacement replaced, by its txid. */
+  readonly replaces = new Map<string, string[]>();
+
   constructor(private readonly seed: number) {}
+
+  /** Records that `by` replaced `txid` (BIP 125 or full RBF): mempool.space's RBF tree. */
+  recordReplacement(txid: string, by: string): void {
+    this.replacedBy.set(txid, by);
+    this.replaces.set(by, [...(this.replaces.get(by) ?? []), txid]);
+  }
+
+  /**
+   * mempool.space's `/api/v1/tx/:txid/rbf`: `replacements` the RBF tree holding `txid`, rooted at
+   * the latest replacement (each node `{tx: {txid}, replaces: [nodes]}`), `replaces` the txids it
+   * replaced itself; both null when it was never replaced nor replaced anything.
+   */
+  rbfHistory(txid: string): { replacements: unknown; replaces: string[] | null } {
+    let root = txid;
+    while (this.replacedBy.has(root)) root = this.replacedBy.get(root)!;
+    if (root === txid && !this.replaces.has(txid)) return { replacements: null, replaces: null };
+    const node = (id: string): unknown => ({
+      tx: { txid: id },
+      replaces: (this.replaces.get(id) ?? []).map(node),
+    });
+    return { replacements: node(root), replaces: this.replaces.get(txid) ?? null };
+  }
 
   materialize(tx: SimTx): Material {
     if (tx.material) return tx.material;

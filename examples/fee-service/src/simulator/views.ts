@@ -1,6 +1,6 @@
 import * as btc from '@scure/btc-signer';
-import type { SimBlock } from './model';
-import { addressOf, esploraScriptType, type Material } from './transactions';
+import { addressOf, esploraScriptType } from './output-scripts';
+import type { Material, SimBlock } from './types';
 
 /** Wire views of simulator state, in the exact shapes of mempool.space / Esplora / Core. */
 

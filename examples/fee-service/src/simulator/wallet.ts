@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as btc from '@scure/btc-signer';
 import { pubECDSA } from '@scure/btc-signer/utils.js';
-import { type Material, materialOf } from './transactions';
+import { materialOf } from './transactions';
+import type { Material } from './types';
 
 /** How many confirmed outputs the faucet has, and their values: 20,000 sats + k × 97,000. */
 export const FAUCET_OUTPUTS = 64;

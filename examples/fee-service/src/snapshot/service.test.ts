@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildFeeDecision, buildFeePreview } from '../domain/builders';
-import { FeeDecisionSchema, FeePreviewSchema } from '../domain/schemas';
+import { buildFeeDecision } from '../resources/fees/now/build';
+import { FeeDecisionSchema } from '../resources/fees/now/schema';
+import { buildFeePreview } from '../resources/fees/preview/build';
+import { FeePreviewSchema } from '../resources/fees/preview/schema';
 import { type MempoolSimulator, startMempoolSimulator } from '../simulator/server';
 import { createMempoolSpaceClient } from '../upstreams/mempool-space';
 import { createManualClock } from './clock';

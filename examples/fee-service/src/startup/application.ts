@@ -1,20 +1,26 @@
+import { randomBytes } from 'node:crypto';
 import {
   compileRoutes,
   createPaymentGate,
   type LedgerStore,
   type RouteTable,
+  TollboothConfigError,
   type TollboothGate,
 } from '@tollbooth/core';
 import { DEFAULT_USD_ASSETS, type Discovery } from '@tollbooth/core/discovery';
+import { toolRoutes } from '@tollbooth/mcp';
 import type { Logger } from 'pino';
 import type { Capabilities, CapabilitySet } from '../capabilities';
 import type { ServiceConfig } from '../config';
 import { createDashboardSource } from '../dashboard/data';
 import { createDashboardRoutes } from '../dashboard/page';
-import { createFeeSchemas } from '../domain/schemas';
-import { createEdge, createRouteLabeler, createServiceRoutes, type Readiness } from '../http/routes';
+import { createRouteLabeler, createServiceRoutes, type Readiness } from '../http/routes';
 import type { Edge, NamedRateLimit, ServiceRoute } from '../http/types';
+import { createMcpRoutes } from '../mcp/endpoint';
+import { buildTools } from '../mcp/tools';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics';
+import { resourceAvailabilityProblems } from '../resources/availability';
+import { createEdge } from '../resources/edge';
 import type { AnyResource, ResourceEnvironment } from '../resources/kit';
 import {
   buildErrorCatalog,
@@ -26,7 +32,6 @@ import {
   publicationOf,
 } from '../resources/publish';
 import { PRICE_PATTERNS, RESOURCES } from '../resources/registry';
-import { x402Demo } from '../resources/x402/demo/resource';
 import type { Clock } from '../snapshot/clock';
 import { publicUrl } from '../upstreams/http';
 import { createServiceDiscovery } from './discovery';
@@ -65,6 +70,19 @@ export interface ApplicationOptions {
 }
 
 /**
+ * The secret of the sign-in nonces (docs/sign-in-with-x.md#the-fee-service): `SIGN_IN_SECRET`, or a
+ * random one for this process (then only this instance accepts the proofs of its challenges).
+ */
+function signInSecret(config: ServiceConfig, logger: Logger): string {
+  if (config.signInSecret) return config.signInSecret;
+  logger.info(
+    { code: 'sign_in_secret_random' },
+    'SIGN_IN_SECRET is unset: sign-in nonces are signed with a random secret of this process (set it on every instance behind one URL)',
+  );
+  return randomBytes(32).toString('hex');
+}
+
+/**
  * Step 5: publishes the registry into this deployment. Each resource's availability comes from
  * its needs and the profile; the route table, the payment gate, discovery (catalog, well-known,
  * OpenAPI, error codes), the routes and the edge's rate-limit names are all built from the same
@@ -72,23 +90,26 @@ export interface ApplicationOptions {
  */
 export function buildApplication(options: ApplicationOptions): FeeServiceApplication {
   const { config, capabilities, payments, logger } = options;
-  const primary = capabilities.bitcoin[capabilities.bitcoin.primary]!;
   const env: ResourceEnvironment = {
     config,
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     capabilities,
-    schemas: createFeeSchemas({
-      snapshotSchema: primary.snapshotSchema,
-      source: primary.source,
-      facilitator: config.facilitator.name,
-    }),
   };
   const resources = options.resources ?? RESOURCES;
   const publications = resources.map((resource) => publicationOf(resource, env));
+  const refused = resourceAvailabilityProblems(publications, config);
+  if (refused.length > 0) throw new TollboothConfigError('fee-service configuration', refused);
   const errorCatalog = buildErrorCatalog(resources);
-  const table = compileRoutes(buildRoutesConfig(publications, PRICE_PATTERNS, env, payments.terms), {
+  // The MCP tools are the resources' twins: their routes join the HTTP ones in one table, one gate, one ledger.
+  const tools = buildTools(publications, env, payments.terms);
+  const routesConfig = {
+    ...buildRoutesConfig(publications, PRICE_PATTERNS, env, payments.terms),
+    ...toolRoutes(tools),
+  };
+  const table = compileRoutes(routesConfig, {
     schemes: payments.schemes,
     baseUrl: options.baseUrl,
+    signIn: { secret: signInSecret(config, logger) },
   });
   const metrics = createServiceMetrics({
     snapshots: capabilities.snapshots,
@@ -101,8 +122,9 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     facilitator: payments.facilitator,
     ledger: options.ledger,
     ...(config.instanceId ? { instanceId: config.instanceId } : {}),
-    // The production profile never runs without a chain reader (config.ts refuses RPC_URL unset).
+    // The production profile never runs without a chain reader (config/checks.ts refuses RPC_URL unset).
     requireChainReader: config.profile === 'production',
+    replay: config.replay,
     // A browser opening a paid route gets a page that pays with its wallet (docs/paywall.md).
     paywall: {
       appName: 'Bitcoin fee service',
@@ -116,7 +138,10 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
           }
         : {}),
     },
+    // Every level the gate logs at: its resolutions and refusals after a transfer are at warn,
+    // what its reconciler released (nothing charged) at info.
     logger: {
+      info: (fields, message) => logger.info(fields, message),
       warn: (fields, message) => logger.warn(fields, message),
       error: (fields, message) => logger.error(fields, message),
     },
@@ -150,7 +175,7 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
         ),
     },
   });
-  const demo = publications.find((p) => p.resource === x402Demo && p.availability === 'active');
+  const demo = publications.find((p) => p.resource.demo && p.availability === 'active');
   const discovery = createServiceDiscovery({
     table,
     baseUrl: options.baseUrl,
@@ -159,7 +184,7 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     facilitatorUrl: publicUrl(payments.facilitatorUrl),
     usdAssets: { ...DEFAULT_USD_ASSETS, [payments.terms.asset.toLowerCase()]: 6 },
     freeRoutes: buildFreeOpenApiRoutes(publications, env),
-    ...(demo ? { demoUrl: `${options.baseUrl.replace(/\/+$/, '')}${x402Demo.path}` } : {}),
+    ...(demo ? { demoUrl: `${options.baseUrl.replace(/\/+$/, '')}${demo.resource.path}` } : {}),
   });
   const networks = [...new Set(table.routes.flatMap((route) => route.requirements.map((r) => r.network)))];
   let probe: { at: number; answer: Promise<Readiness['checks'][string]> } | undefined;
@@ -212,14 +237,17 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     discovery: { well_known: paths.wellKnown, catalog: paths.catalog, openapi: paths.openapi },
   });
   const routes = createServiceRoutes({
-    resourceRoutes: buildResourceRoutes(publications, env),
+    resourceRoutes: [
+      ...buildResourceRoutes(publications, env),
+      ...createMcpRoutes({ gate, tools, info: { name: 'bitcoin-fee-service', version: '0.1.0' } }),
+    ],
     discovery,
     metrics,
     readiness,
     metricsAccess: { token: config.metrics.token, elsewhere: config.metrics.port !== undefined },
     pageRoutes: createDashboardRoutes({ source: dashboard, title: 'Bitcoin fee dashboard' }),
   });
-  const edge = createEdge({ gate, publications, env });
+  const edge = createEdge({ gate, publications, env, patterns: PRICE_PATTERNS });
   const ownLimits = new Map<string, NamedRateLimit>();
   for (const p of publications) {
     const limit = p.availability === 'active' ? p.resource.rateLimit?.(config) : undefined;

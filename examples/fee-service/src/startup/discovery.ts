@@ -1,4 +1,4 @@
-import type { RouteTable } from '@tollbooth/core';
+import { type RouteTable, TOOL_METHOD } from '@tollbooth/core';
 import {
   buildWellKnownDocument,
   createDiscoveryResponder,
@@ -71,7 +71,8 @@ function pausedEndpoints(options: ServiceDiscoveryOptions): PausedEndpoint[] {
   const out: PausedEndpoint[] = [];
   const base = options.baseUrl.replace(/\/+$/, '');
   for (const route of [...options.table.routes].sort((a, b) => a.order - b.order)) {
-    if (route.isPattern || route.availability === 'active') continue;
+    // A tool route (`TOOL /<name>`) is the MCP twin of a resource: tools/list lists it, not this.
+    if (route.isPattern || route.availability === 'active' || route.method === TOOL_METHOD) continue;
     const publication = reasons.get(route.key);
     out.push({
       method: route.method,

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cdpJwt, cdpSigningKey, facilitatorAuthHeaders } from './facilitator-auth';
+import { cdpSigningKey } from '../config/facilitator-auth';
+import { cdpJwt, facilitatorAuthHeaders } from './facilitator-auth';
 
 const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 

@@ -88,14 +88,14 @@ export async function startHttpServer(
     observers.metrics.observeRequest({ method, route, status: this.statusCode }, seconds);
     const exchange = observers.exchanges.of(this);
     if (exchange) {
-      const outcome = paymentOutcomeOf(this.statusCode, !exchange.challenged, exchange.replayed);
+      const outcome = paymentOutcomeOf(this.statusCode, exchange);
       observers.metrics.observePayment({ route, outcome });
     } else if (
       (this.statusCode === 429 || this.statusCode === 405) &&
       // The raw target, as the gate matches it (it decodes the path itself).
       observers.isPaid(method, target)
     ) {
-      observers.metrics.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode, false) });
+      observers.metrics.observePayment({ route, outcome: paymentOutcomeOf(this.statusCode) });
     }
     if (this.statusCode === 429) {
       logger.info({ method, route, client: req.socket.remoteAddress }, 'rate limited (429)');

@@ -7,6 +7,7 @@ import type { RouteResult } from '../http/types';
 import type { ServiceMetrics } from '../metrics';
 import { encodeResult } from '../mount/shared';
 import type { CleanupStack } from './cleanup';
+import { listenOn } from './ports';
 
 /**
  * `/metrics` on a listener of its own (`METRICS_PORT`, on `METRICS_HOST`, default `HOST`), for a scraper on a private
@@ -61,13 +62,18 @@ export async function startMetricsServer(
       );
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.metrics.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(
+    'METRICS_PORT',
+    config.metrics.port,
+    () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.metrics.port, config.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }),
+  );
   cleanups.push(
     'metrics server',
     () =>

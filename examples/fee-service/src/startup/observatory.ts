@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
-import { openHistory } from '../capabilities/history/open';
 import type { HistoryStore } from '../capabilities/history/types';
+import { createObservatory, type Observatory } from '../capabilities/observatory/observatory';
+import { createRecorder, type Recorder } from '../capabilities/observatory/recorder';
+import { observatoryChain, observatorySources, recordHistoryUntil } from '../capabilities/observatory/setup';
 import type { ServiceConfig } from '../config';
-import { createObservatory, type Observatory } from '../observatory/observatory';
-import { createRecorder, type Recorder } from '../observatory/recorder';
-import { observatoryChain, observatorySources, recordHistoryUntil } from '../observatory/setup';
 import type { CleanupStack } from './cleanup';
 import type { StartedUpstreams } from './upstreams';
 
@@ -20,7 +19,8 @@ export interface StartedObservatory {
 }
 
 /**
- * Step 2 (beside the payment side): the fee observatory. Opens the history (migrated), starts the
+ * Step 2 (beside the payment side): the fee observatory. On the history the stores step opened and
+ * migrated (`startup/stores.ts`; in memory for a simulated production run), starts the
  * recorder as a background job over every configured source, and — when the service runs its own
  * simulator — first runs the simulator's chain from its start in the past up to now in fast time
  * while the recorder records it through the real dialects, so the observatory answers with scored
@@ -31,33 +31,32 @@ export interface StartedObservatory {
 export async function startObservatory(
   config: ServiceConfig,
   upstreams: StartedUpstreams,
+  history: HistoryStore | undefined,
   cleanups: CleanupStack,
   logger: Logger,
 ): Promise<StartedObservatory | undefined> {
-  if (!config.observatory.enabled) return undefined;
+  if (!config.observatory.enabled || !history) return undefined;
   const chain = observatoryChain(upstreams.bitcoin);
   if (!chain) {
     logger.warn('the observatory needs mempool.space or Bitcoin Core for block statistics: not started');
     return undefined;
   }
-  const history = openHistory(config.observatory.historyUrl);
-  cleanups.push('observatory history', () => history.close());
-  await history.migrate();
   const simulator = upstreams.simulator;
   // With the embedded simulator every time is the simulator's (it may run faster than the clock).
   const now = simulator ? () => simulator.model.nowMs : Date.now;
   let observatory: Observatory | undefined;
+  const sources = observatorySources(upstreams.bitcoin);
   const recorder = createRecorder({
     history,
     chain,
-    sources: observatorySources(upstreams.bitcoin),
+    sources,
     intervalMs: config.observatory.intervalMs,
     retentionMs: config.observatory.retentionHours * 3_600_000,
     now,
     onWrite: () => void observatory?.refresh().catch(() => {}),
     onError: (error) => logger.warn({ err: error }, 'observatory recorder tick failed'),
   });
-  observatory = createObservatory({ history, now });
+  observatory = createObservatory({ history, now, sources });
   cleanups.push('observatory recorder', () => recorder.stop());
 
   let run: StartedObservatory['history_run'];

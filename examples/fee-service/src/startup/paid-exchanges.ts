@@ -1,13 +1,13 @@
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { GateHooks, RequestView } from '@tollbooth/core';
+import type { PaidExchangeView } from '../metrics';
 
-/** What the gate's lifecycle hooks told of one request at a paid route. */
-export interface PaidExchange {
-  /** Answered the plain 402 challenge (or the paywall page): the request carried no payment. */
-  challenged: boolean;
-  /** Answered with a settled payment's stored response: no money moved for it. */
-  replayed: boolean;
-}
+/**
+ * What the gate's lifecycle hooks told of one request at a paid route: the plain challenge (or the
+ * paywall page; no payment), a settled payment's stored response (no money moved), a verified
+ * payment (its handler ran), a signed-in access (its handler ran, nothing paid), the code of the gate's own refusal or failure.
+ */
+export type PaidExchange = PaidExchangeView;
 
 const EXCHANGE = Symbol('fee-service.paidExchange');
 type Observed = IncomingMessage & { [EXCHANGE]?: PaidExchange };
@@ -34,7 +34,9 @@ export interface PaidExchanges {
   /** What the gate reported of this response's request; `undefined` when it matched no paid route. */
   of(res: ServerResponse): PaidExchange | undefined;
   /** The gate hooks that record it. */
-  hooks: Required<Pick<GateHooks, 'onMatched' | 'onChallenge' | 'onReplay'>>;
+  hooks: Required<
+    Pick<GateHooks, 'onMatched' | 'onChallenge' | 'onReplay' | 'onVerified' | 'onSignedIn' | 'onFailed'>
+  >;
 }
 
 export function createPaidExchanges(): PaidExchanges {
@@ -43,7 +45,7 @@ export function createPaidExchanges(): PaidExchanges {
     hooks: {
       onMatched({ request }) {
         const req = nodeRequestOf(request);
-        if (req) req[EXCHANGE] = { challenged: false, replayed: false };
+        if (req) req[EXCHANGE] = { challenged: false, replayed: false, verified: false, failure: undefined };
       },
       onChallenge({ request }) {
         const exchange = nodeRequestOf(request)?.[EXCHANGE];
@@ -52,6 +54,18 @@ export function createPaidExchanges(): PaidExchanges {
       onReplay(_entry, request) {
         const exchange = nodeRequestOf(request)?.[EXCHANGE];
         if (exchange) exchange.replayed = true;
+      },
+      onVerified({ request }) {
+        const exchange = nodeRequestOf(request)?.[EXCHANGE];
+        if (exchange) exchange.verified = true;
+      },
+      onSignedIn({ request }) {
+        const exchange = nodeRequestOf(request)?.[EXCHANGE];
+        if (exchange) exchange.signedIn = true;
+      },
+      onFailed({ request, code }) {
+        const exchange = nodeRequestOf(request)?.[EXCHANGE];
+        if (exchange) exchange.failure = code ?? 'unknown';
       },
     },
   };

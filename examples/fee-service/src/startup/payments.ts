@@ -13,6 +13,7 @@ import type { PaymentTerms } from '../capabilities/payment-terms';
 import type { ServiceConfig } from '../config';
 import type { CleanupStack } from './cleanup';
 import { facilitatorAuthHeaders } from './facilitator-auth';
+import { listenOn } from './ports';
 
 export interface StartedPayments {
   /** The devnet, when the facilitator is in-process. */
@@ -43,7 +44,10 @@ export async function startPayments(
   let facilitatorUrl = config.facilitator.url;
   if (!facilitatorUrl) {
     if (!devnet) {
-      const started = await startDevnet({ chainId: chainIdOf(config.payment.network) });
+      const port = config.embeddedPorts.devnet;
+      const started = await listenOn('DEVNET_PORT', port, () =>
+        startDevnet({ chainId: chainIdOf(config.payment.network), ...(port ? { port } : {}) }),
+      );
       devnet = started;
       cleanups.push('devnet', () => started.stop());
       logger.info({ rpcUrl: started.rpcUrl, token: started.token.address }, 'devnet started');
@@ -53,7 +57,10 @@ export async function startPayments(
       chain: devnet.chain,
       rpcUrl: devnet.rpcUrl,
     });
-    const served = await startFacilitatorServer({ facilitator: inProcess });
+    const port = config.embeddedPorts.facilitator;
+    const served = await listenOn('FACILITATOR_PORT', port, () =>
+      startFacilitatorServer({ facilitator: inProcess, ...(port ? { port } : {}) }),
+    );
     cleanups.push('facilitator', () => served.close());
     facilitatorUrl = served.url;
     logger.info({ url: served.url }, 'in-process facilitator started');

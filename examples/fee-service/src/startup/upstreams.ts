@@ -5,6 +5,7 @@ import { type MempoolSimulator, startMempoolSimulator } from '../simulator/serve
 import type { Clock } from '../snapshot/clock';
 import { createSnapshotService, type SnapshotService } from '../snapshot/service';
 import type { CleanupStack } from './cleanup';
+import { listenOn } from './ports';
 
 export interface StartedUpstreams {
   /** The embedded simulator, when no upstream URL is configured. */
@@ -30,19 +31,26 @@ export async function startUpstreams(
   const embedded = !config.sources.mempool && !config.sources.esplora && !config.sources.core;
   let simulator = embedded ? overrides.simulator : undefined;
   if (embedded && !simulator) {
-    const started = await startMempoolSimulator({
-      scenario: config.simulator.scenario,
-      seed: config.simulator.seed,
-      timeScale: config.simulator.timeScale,
-      // Starts in the past: the observatory's start-up step runs it forward to now. Without the
-      // observatory nothing would, and every answer would show a chain hours behind the clock.
-      ...(config.observatory.enabled && config.simulator.historyHours > 0
-        ? { startMs: Date.now() - config.simulator.historyHours * 3_600_000 }
-        : {}),
-    });
+    const port = config.embeddedPorts.simulator;
+    const started = await listenOn('SIMULATOR_PORT', port, () =>
+      startMempoolSimulator({
+        scenario: config.simulator.scenario,
+        seed: config.simulator.seed,
+        timeScale: config.simulator.timeScale,
+        ...(port ? { port } : {}),
+        // Starts in the past: the observatory's start-up step runs it forward to now. Without the
+        // observatory nothing would, and every answer would show a chain hours behind the clock.
+        ...(config.observatory.enabled && config.simulator.historyHours > 0
+          ? { startMs: Date.now() - config.simulator.historyHours * 3_600_000 }
+          : {}),
+      }),
+    );
     simulator = started;
     cleanups.push('simulator', () => started.close());
-    logger.info({ url: started.url, scenario: config.simulator.scenario }, 'mempool simulator started');
+    logger.info(
+      { url: started.url, scenario: config.simulator.scenario, seed: config.simulator.seed },
+      'mempool simulator started',
+    );
   }
   const bitcoin = createBitcoinUpstreams(config, simulator);
   const upstream = primarySource(bitcoin);

@@ -104,6 +104,8 @@ export interface TestMempoolAcceptResult {
   wtxid?: string;
   allowed?: boolean;
   'reject-reason'?: string;
+  /** Core ≥ 29: the full refusal message (`min relay fee not met, 100 < 141`). */
+  'reject-details'?: string;
   vsize?: number;
   fees?: { base: number };
 }

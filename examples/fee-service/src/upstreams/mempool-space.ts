@@ -20,6 +20,7 @@ import {
   parseIntegerBody,
   parseJsonBody,
   parseRawHexBody,
+  RbfHistoryWire,
   RecentTransactionsWire,
   type RecentTransactionWire,
   type RecommendedFeesWire as RecommendedFees,
@@ -42,6 +43,31 @@ export interface MempoolSpaceClientOptions extends UpstreamHttpOptions {
 }
 
 export const MEMPOOL_SPACE_DEFAULTS = { baseUrl: MEMPOOL_SPACE_DEFAULT_BASE_URL, tiers: 'precise' } as const;
+
+const txidOfNode = (node: unknown): string | undefined => {
+  const tx = (node as { tx?: { txid?: unknown } } | null)?.tx;
+  return typeof tx?.txid === 'string' && /^[0-9a-f]{64}$/.test(tx.txid) ? tx.txid : undefined;
+};
+
+/** Walks an RBF tree (root: the latest replacement) to `txid`: its parent replaced it. */
+function replacementIn(root: unknown, txid: string): { replaced_by: string; latest: string } | undefined {
+  const latest = txidOfNode(root);
+  if (!latest) return undefined;
+  const walk = (node: unknown, depth: number): string | undefined => {
+    if (depth > 100) return undefined;
+    const id = txidOfNode(node);
+    const children = (node as { replaces?: unknown }).replaces;
+    if (!id || !Array.isArray(children)) return undefined;
+    for (const child of children) {
+      if (txidOfNode(child) === txid) return id;
+      const found = walk(child, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const replacedBy = walk(root, 0);
+  return replacedBy ? { replaced_by: replacedBy, latest } : undefined;
+}
 
 /** Accepted transaction. */
 export interface BroadcastResult {
@@ -154,6 +180,15 @@ export function createMempoolSpaceClient(options: MempoolSpaceClientOptions = {}
     fetchCpfp: (txid: string): Promise<CpfpWire> => {
       const path = `/api/v1/cpfp/${encodeURIComponent(txid)}`;
       return getJson(path, (t) => parseJsonBody(call(path), t, CpfpWire));
+    },
+    /**
+     * GET /api/v1/tx/:txid/rbf: when the transaction was replaced, the txid that replaced it and
+     * the latest replacement (the RBF tree's root); undefined when it has no such history.
+     */
+    fetchReplacement: async (txid: string): Promise<{ replaced_by: string; latest: string } | undefined> => {
+      const path = `/api/v1/tx/${encodeURIComponent(txid)}/rbf`;
+      const body = await getJson(path, (t) => parseJsonBody(call(path), t, RbfHistoryWire));
+      return replacementIn(body.replacements, txid);
     },
     /** GET /api/v1/block/:hash/summary: txid, fee and vsize of every transaction. @throws UpstreamNotFoundError */
     fetchBlockTxSummaries: (hash: string): Promise<BlockTxSummariesWire> => {

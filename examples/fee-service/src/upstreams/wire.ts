@@ -119,6 +119,16 @@ export const CpfpRelativeWire = z.looseObject({
   weight: int,
 });
 
+/**
+ * mempool.space `/api/v1/tx/:txid/rbf`: `replacements`, the RBF tree holding the transaction (rooted
+ * at the latest replacement, each node `{tx: {txid, …}, replaces: [nodes]}`), and `replaces`, the
+ * txids it replaced; null when it has no RBF history. The tree is walked by the client.
+ */
+export const RbfHistoryWire = z.looseObject({
+  replacements: z.unknown().optional(),
+  replaces: z.array(z.string()).nullable().optional(),
+});
+
 /** mempool.space `/api/v1/cpfp/:txid`: the unconfirmed ancestors and descendants of a transaction. */
 export const CpfpWire = z.looseObject({
   ancestors: z.array(CpfpRelativeWire).optional(),

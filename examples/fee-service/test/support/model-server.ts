@@ -107,7 +107,9 @@ function groundedProse(request: RecordedModelRequest['body']): string {
 
 /** Tool calls for every offered tool named in the question (or the first offered tool). */
 function toolCalls(request: RecordedModelRequest['body']) {
-  const question = request.messages.find((m) => m.role === 'user')?.content?.toLowerCase() ?? '';
+  // The question the model is asked, not the facts beside it (which name steps too).
+  const user = request.messages.find((m) => m.role === 'user')?.content ?? '';
+  const question = (/^QUESTION: (.*)$/m.exec(user)?.[1] ?? user).toLowerCase();
   const tools = request.tools ?? [];
   const wanted = tools.filter((t) => question.includes(t.function.name.replace(/_/g, ' ')));
   const chosen = wanted.length > 0 ? wanted : tools.slice(0, 1);

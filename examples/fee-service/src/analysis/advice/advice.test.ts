@@ -96,7 +96,43 @@ describe('adviseFee', () => {
       evidence: { source: 'mempool-space', target: 6, hit_rate: 0.93, n: 400, window_hours: 168 },
     });
     expect(facts.confidence).toMatchObject({ level: 'high', hit_rate: 0.93, n: 400 });
-    expect(adviceProse(facts)).toContain('93% of the time over 400');
+    // it says what was measured: inclusion within the horizon, not a confirmation
+    expect(adviceProse(facts)).toContain(
+      "mempool-space's quotes for this horizon would have been included within 6 blocks 93% of the time over 400 judged estimates",
+    );
+    expect(adviceProse(facts)).not.toMatch(/confirmed/);
+  });
+
+  it('never recommends a tier its evidence says would rarely have been included: it takes what recent blocks took', () => {
+    // the sub-sat shape: the economy tier at the 0.1 sat/vB relay minimum, quotes included 0 % of the time
+    const subSat: FeeMarket = {
+      ...market,
+      tiers: { fastest: 0.6, half_hour: 0.45, hour: 0.3, economy: 0.1, minimum: 0.1 },
+      next_block_floor_sat_vb: 0.1,
+    };
+    const facts = adviseFee({
+      market: subSat,
+      urgency: 'low',
+      recentFloorSatVb: 0.35,
+      evidence: { source: 'mempool.space', target: 144, hit_rate: 0, n: 21, window_hours: 168 },
+    });
+    expect(facts).toMatchObject({
+      recommended_fee_rate_sat_vb: 0.35,
+      fee_sat: 50, // ceil(0.35 × 141)
+      decision: 'send',
+      warnings: ['tier_rarely_included'],
+      confidence: { level: 'low', hit_rate: 0 },
+    });
+    expect(facts.reason).toContain('raised to what recent blocks would have included');
+    expect(adviceProse(facts)).toContain('Caution: the economy tier');
+    // with evidence that it does get in, the relay minimum is the advice
+    const included = adviseFee({
+      market: subSat,
+      urgency: 'low',
+      recentFloorSatVb: 0.1,
+      evidence: { source: 'mempool.space', target: 144, hit_rate: 1, n: 21, window_hours: 168 },
+    });
+    expect(included).toMatchObject({ recommended_fee_rate_sat_vb: 0.1, warnings: [] });
   });
 });
 

@@ -7,11 +7,20 @@ import { type ContextReading, readContext, URGENCY_HORIZON_BLOCKS, type Urgency 
 
 /** A fee above this share of the amount sent is warned about (percent). */
 export const FEE_SHARE_WARNING_PERCENT = 1;
+/**
+ * Below this hit rate (the `low` confidence) the tier is not recommended as is: its quotes would
+ * rarely have been included within the horizon, so the advice takes at least what recent blocks
+ * took at the bottom.
+ */
+export const RELIABLE_HIT_RATE = 0.7;
 
 /** The tier that targets each horizon (`docs/fee-rules.md#tier-targets`: 1, 6, 144 blocks). */
 export const HORIZON_TIER: Readonly<Record<number, TierName>> = { 1: 'fastest', 6: 'hour', 144: 'economy' };
 
-/** How often the observatory saw this source's tier confirm within the horizon. */
+/**
+ * How often the observatory found that this source's quotes for the horizon would have been
+ * included within it (docs/fee-rules.md#would-have-been-included): its scoreboard hit rate.
+ */
 export interface HorizonEvidence {
   source: string;
   target: number;
@@ -27,7 +36,10 @@ export interface AdviceInput {
   /** Whole sats being sent. */
   amountSat?: number;
   context?: string;
-  /** Median p10 fee rate of recent blocks, sat/vB (what recently got mined at the bottom). */
+  /**
+   * Median entry rate of recent blocks, sat/vB: the lowest rate each would have included (its relay
+   * minimum when it had room, its p10 when full).
+   */
   recentFloorSatVb?: number | null;
   /** The observatory's hit rate for the tier used, when it has one. */
   evidence?: HorizonEvidence | null;
@@ -54,7 +66,12 @@ export interface AdviceFacts {
   };
   recent_floor_sat_vb: number | null;
   amount: { amount_sat: number; fee_share_percent: number } | null;
-  warnings: string[];
+  warnings: (
+    | 'fee_exceeds_amount'
+    | 'fee_above_1_percent_of_amount'
+    | 'context_words_ignored'
+    | 'tier_rarely_included'
+  )[];
   confidence:
     | { level: 'high' | 'medium' | 'low'; hit_rate: number; n: number; source: string; window_hours: number }
     | {
@@ -80,7 +97,7 @@ function confidenceOf(evidence: HorizonEvidence | null | undefined): AdviceFacts
   if (!evidence || evidence.n === 0) {
     return { level: 'unknown', note: 'no observatory evidence for this horizon yet' };
   }
-  const level = evidence.hit_rate >= 0.9 ? 'high' : evidence.hit_rate >= 0.7 ? 'medium' : 'low';
+  const level = evidence.hit_rate >= 0.9 ? 'high' : evidence.hit_rate >= RELIABLE_HIT_RATE ? 'medium' : 'low';
   return {
     level,
     hit_rate: evidence.hit_rate,
@@ -92,10 +109,12 @@ function confidenceOf(evidence: HorizonEvidence | null | undefined): AdviceFacts
 
 /**
  * Fee advice for one payment: the horizon from the urgency (low 144, medium 6, high 1 block), the
- * tier that targets it (never below the minimum, and at least the next-block floor for one block),
- * the fee at the assumed size, what the horizon saves against the next block, and whether to
- * defer: only at low urgency, when the rate is meaningfully above what recent blocks accepted
- * (the send-wait-v1 thresholds: ≥ 2 sat/vB and ≥ 25 %).
+ * tier that targets it (never below the minimum, and at least the next-block floor for one block;
+ * at least the recent blocks' median entry rate when the observatory found the tier's quotes
+ * rarely included — below {@link RELIABLE_HIT_RATE}), the fee at the assumed size, what the
+ * horizon saves against the next block, and whether to defer: only at low urgency, when the rate
+ * is meaningfully above what recent blocks would have included (the send-wait-v1 thresholds:
+ * ≥ 2 sat/vB and ≥ 25 %).
  */
 export function adviseFee(input: AdviceInput): AdviceFacts {
   const { market } = input;
@@ -103,21 +122,26 @@ export function adviseFee(input: AdviceInput): AdviceFacts {
   const { urgency, from } = urgencyOf(input, context);
   const horizon = URGENCY_HORIZON_BLOCKS[urgency];
   const tier = HORIZON_TIER[horizon]!;
+  const confidence = confidenceOf(input.evidence);
+  const recentFloor = input.recentFloorSatVb ?? null;
   let rateMilli = Math.max(toMilliSatPerVb(market.tiers[tier]), toMilliSatPerVb(market.tiers.minimum));
   if (horizon === 1) rateMilli = Math.max(rateMilli, toMilliSatPerVb(market.next_block_floor_sat_vb));
+  const unreliable = confidence.level === 'low';
+  const tierMilli = rateMilli;
+  if (unreliable && recentFloor !== null) rateMilli = Math.max(rateMilli, toMilliSatPerVb(recentFloor));
   const rate = fromMilliSatPerVb(rateMilli);
   const vsize = context.vsize;
   const fee = feeForVsize(rate, vsize);
   const nextBlockRate = Math.max(market.tiers.fastest, market.next_block_floor_sat_vb);
   const nextBlockFee = Math.max(fee, feeForVsize(nextBlockRate, vsize));
-  const recentFloor = input.recentFloorSatVb ?? null;
   const gapMilli = recentFloor === null ? 0 : rateMilli - toMilliSatPerVb(recentFloor);
   const defer =
+    !unreliable &&
     urgency === 'low' &&
     recentFloor !== null &&
     gapMilli >= MEANINGFUL_MIN_SAT_VB * 1000 &&
     100 * gapMilli >= MEANINGFUL_MIN_PERCENT * rateMilli;
-  const warnings: string[] = [];
+  const warnings: AdviceFacts['warnings'] = [];
   let amount: AdviceFacts['amount'] = null;
   if (input.amountSat !== undefined) {
     amount = { amount_sat: input.amountSat, fee_share_percent: pct2(fee, input.amountSat) };
@@ -126,6 +150,7 @@ export function adviseFee(input: AdviceInput): AdviceFacts {
       warnings.push('fee_above_1_percent_of_amount');
   }
   if (context.unrecognised.length > 0) warnings.push('context_words_ignored');
+  if (unreliable) warnings.push('tier_rarely_included');
   const sendWait = decideSendWait({
     tiers: market.tiers,
     mempool: { count: market.mempool_count, vsize: market.mempool_vsize },
@@ -143,11 +168,17 @@ export function adviseFee(input: AdviceInput): AdviceFacts {
     tier_used: tier,
     recommended_fee_rate_sat_vb: rate,
     decision: defer ? 'wait' : 'send',
-    reason: defer
-      ? 'low urgency and today’s economy rate is well above what recent blocks accepted: deferring the broadcast is likely to cost less'
-      : horizon === 1
-        ? 'high urgency: pay for the next block'
-        : `send now at the ${tier.replace('_', ' ')} tier; it targets confirmation within ${horizon} blocks`,
+    reason: unreliable
+      ? `the ${tier.replace('_', ' ')} tier's quotes would rarely have been included within ${horizon} block${horizon === 1 ? '' : 's'}: ${
+          rateMilli > tierMilli
+            ? 'raised to what recent blocks would have included'
+            : 'no higher rate is known to do better; expect to wait past the horizon'
+        }`
+      : defer
+        ? 'low urgency and today’s economy rate is well above what recent blocks would have included: deferring the broadcast is likely to cost less'
+        : horizon === 1
+          ? 'high urgency: pay for the next block'
+          : `send now at the ${tier.replace('_', ' ')} tier; it targets inclusion within ${horizon} blocks`,
     fee_sat: fee,
     next_block_fee_sat: nextBlockFee,
     savings: {
@@ -158,7 +189,7 @@ export function adviseFee(input: AdviceInput): AdviceFacts {
     recent_floor_sat_vb: recentFloor === null ? null : roundRate3(recentFloor),
     amount,
     warnings,
-    confidence: confidenceOf(input.evidence),
+    confidence,
     market: {
       tiers: market.tiers,
       next_block_floor_sat_vb: market.next_block_floor_sat_vb,

@@ -15,7 +15,7 @@ export function adviceProse(facts: AdviceFacts): string {
   );
   if (facts.decision === 'wait' && facts.savings.by_deferring_sat !== null) {
     parts.push(
-      `Consider waiting: recent blocks accepted ${formatRate(facts.recent_floor_sat_vb ?? 0)} at the bottom, so deferring could save about ${formatSats(facts.savings.by_deferring_sat)}; fees can also rise while you wait.`,
+      `Consider waiting: recent blocks would have included ${formatRate(facts.recent_floor_sat_vb ?? 0)} (their median entry rate), so deferring could save about ${formatSats(facts.savings.by_deferring_sat)}; fees can also rise while you wait.`,
     );
   } else {
     parts.push(`Send now.`);
@@ -34,10 +34,13 @@ export function adviceProse(facts: AdviceFacts): string {
     else if (facts.warnings.includes('fee_above_1_percent_of_amount'))
       parts.push('Warning: that is more than 1% of the amount.');
   }
+  if (facts.warnings.includes('tier_rarely_included')) {
+    parts.push(`Caution: ${facts.reason}.`);
+  }
   parts.push(
     facts.confidence.level === 'unknown'
       ? `Confidence: no observatory evidence for this horizon yet.`
-      : `Confidence ${facts.confidence.level}: this tier confirmed within the horizon ${Math.round(facts.confidence.hit_rate * 100)}% of the time over ${facts.confidence.n} recorded estimates.`,
+      : `Confidence ${facts.confidence.level}: ${facts.confidence.source}'s quotes for this horizon would have been included within ${plural(facts.horizon_blocks, 'block')} ${Math.round(facts.confidence.hit_rate * 100)}% of the time over ${facts.confidence.n} judged estimates (last ${facts.confidence.window_hours} h).`,
   );
   return parts.join(' ');
 }

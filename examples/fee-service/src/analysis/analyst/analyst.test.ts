@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerAnalystQuestion } from './analyst';
-import { planSteps } from './plan';
+import { ANALYST_STEPS, planSteps } from './plan';
 import { concludeReport } from './report';
 import { type AnalystToolbox, runSteps, StepFailure } from './run';
 
@@ -9,21 +9,50 @@ const blockHash = `00000000${'cd'.repeat(28)}`;
 
 describe('planSteps', () => {
   it.each([
-    ['Should I send now or wait?', ['decision']],
-    [`Why is ${txid} not confirming?`, ['explain_transaction', 'next_block']],
-    [`What happened in ${blockHash}?`, ['explain_block']],
-    ['Tell me about block 910000 and its fees', ['explain_block', 'preview']],
-    ['How much should I pay for an urgent payment?', ['decision', 'fee_advice']],
-    ['Which estimator can I trust?', ['observatory']],
-    ['Give me the full picture', ['landscape']],
-    ['hello there', ['preview', 'decision']],
-  ])('plans %j as %j', (question, steps) => {
-    expect(planSteps({ question }).steps.map((s) => s.step)).toEqual(steps);
+    [
+      'Should I send now or wait?',
+      ['send_timing'],
+      ['decision', 'next_block', 'fee_advice', 'observatory', 'landscape'],
+    ],
+    [
+      `Why is ${txid} not confirming?`,
+      ['stuck_transaction', 'next_block'],
+      ['explain_transaction', 'next_block', 'fee_advice', 'observatory', 'decision'],
+    ],
+    [`Explain ${txid}`, ['transaction'], ['explain_transaction', 'next_block']],
+    [`RBF or CPFP for ${txid}?`, ['stuck_transaction'], ['explain_transaction', 'next_block', 'fee_advice']],
+    [`What happened in ${blockHash}?`, ['block'], ['explain_block', 'landscape', 'next_block']],
+    ['Tell me about block 910000 and its fees', ['block'], ['explain_block', 'landscape', 'next_block']],
+    [
+      'How much should I pay for an urgent payment?',
+      ['what_to_pay'],
+      ['fee_advice', 'next_block', 'observatory', 'landscape'],
+    ],
+    ['Which estimator can I trust?', ['estimators'], ['observatory', 'next_block', 'landscape']],
+    ['Give me the full picture', ['overview'], ['landscape', 'decision', 'next_block', 'observatory']],
+    ['hello there', ['overview'], ['landscape', 'decision', 'next_block', 'observatory']],
+  ])('plans %j as the intents %j with the steps %j', (question, intents, steps) => {
+    const plan = planSteps({ question });
+    expect(plan.intents).toEqual(intents);
+    expect(plan.steps.map((s) => s.step)).toEqual(steps);
   });
 
-  it('takes the urgency for fee advice from the question', () => {
-    const plan = planSteps({ question: 'How much should I pay, no rush, cheapest please' });
-    expect(plan.steps.find((s) => s.step === 'fee_advice')!.args).toEqual({ urgency: 'low' });
+  it('takes the urgency and the amount for fee advice from the question', () => {
+    const plan = planSteps({ question: 'How much should I pay to send 0.25 BTC, no rush, cheapest please' });
+    expect(plan.steps.find((s) => s.step === 'fee_advice')!.args).toEqual({
+      urgency: 'low',
+      amount_btc: '0.25',
+    });
+    // A stuck transaction's advice is for the next block.
+    const stuck = planSteps({ question: `${txid} is stuck` });
+    expect(stuck.steps.find((s) => s.step === 'fee_advice')!.args).toEqual({ urgency: 'high' });
+  });
+
+  it('puts "what to pay" before "when to send" when the question asks how much', () => {
+    expect(planSteps({ question: 'How much should I pay to send it now?' }).intents).toEqual([
+      'what_to_pay',
+      'send_timing',
+    ]);
   });
 
   it('follows the requested steps and bounds the plan', () => {
@@ -34,9 +63,13 @@ describe('planSteps', () => {
     });
     expect(plan.steps.map((s) => s.step)).toEqual(['observatory']);
     expect(plan.dropped.map((s) => s.step)).toEqual(['preview']);
-    expect(
-      planSteps({ question: 'fees mempool send advice next block compare accuracy', maxSteps: 99 }).steps,
-    ).toHaveLength(6);
+    const wide = planSteps({
+      question: `fees for ${txid} in block 5`,
+      requested: ANALYST_STEPS,
+      maxSteps: 99,
+    });
+    expect(wide.steps.map((s) => s.step)).toEqual(ANALYST_STEPS.slice(0, 6));
+    expect(wide.dropped.map((s) => s.step)).toEqual(['landscape', 'observatory']);
   });
 });
 
@@ -55,8 +88,11 @@ describe('runSteps and concludeReport', () => {
     },
   };
 
-  it('runs each step, reports unavailable ones and concludes from the most decisive', async () => {
-    const reports = await runSteps({ steps: planSteps({ question: 'send now? landscape' }).steps, toolbox });
+  it('runs each step, reports unavailable ones and concludes from the most decisive without findings', async () => {
+    const reports = await runSteps({
+      steps: planSteps({ question: 'send now?', requested: ['decision', 'landscape'] }).steps,
+      toolbox,
+    });
     expect(reports.map((r) => [r.step, r.status])).toEqual([
       ['decision', 'ok'],
       ['landscape', 'unavailable'],
@@ -73,7 +109,8 @@ describe('runSteps and concludeReport', () => {
 
   it('answers unavailable when no step produced evidence', async () => {
     const reports = await runSteps({ steps: planSteps({ question: 'next block?' }).steps, toolbox });
-    expect(concludeReport(reports).kind).toBe('unavailable');
+    expect(reports.map((r) => r.status)).toEqual(['unavailable', 'unavailable', 'ok']);
+    expect(concludeReport(reports.slice(0, 2)).kind).toBe('unavailable');
   });
 
   it('aborts a step that outlives the budget and starts none after it', async () => {
@@ -90,7 +127,7 @@ describe('runSteps and concludeReport', () => {
     };
     let clock = 0;
     const reports = await runSteps({
-      steps: planSteps({ question: 'fees, send now?' }).steps,
+      steps: planSteps({ question: 'fees, send now?', requested: ['preview', 'decision'] }).steps,
       toolbox: slow,
       budgetMs: 20,
       now: () => clock,
@@ -110,7 +147,7 @@ describe('runSteps and concludeReport', () => {
       },
     };
     const memo = new Map();
-    const steps = planSteps({ question: 'fees' }).steps;
+    const steps = planSteps({ question: 'fees', requested: ['preview'] }).steps;
     await runSteps({ steps, toolbox: counted, memo });
     await runSteps({ steps, toolbox: counted, memo });
     expect(calls).toBe(1);
@@ -133,14 +170,25 @@ describe('answerAnalystQuestion', () => {
     },
   };
 
-  it('runs the rule plan without a model', async () => {
+  it('runs the rule plan without a model, reporting the steps this deployment lacks', async () => {
     const answer = await answerAnalystQuestion({ question: 'fees: send now?', toolbox });
     expect(answer).toMatchObject({
+      intents: ['send_timing'],
       planned_by: 'rules',
       provenance: { provider: 'deterministic', model: null, fallback: null },
     });
-    expect(answer.steps.map((s) => s.step)).toEqual(['preview', 'decision']);
-    expect(answer.verdict).toMatchObject({ kind: 'report', conclusion: 'send-wait-v1 says wait.' });
+    expect(answer.steps.map((s) => [s.step, s.status])).toEqual([
+      ['decision', 'ok'],
+      ['next_block', 'unavailable'],
+      ['fee_advice', 'unavailable'],
+      ['observatory', 'unavailable'],
+      ['landscape', 'unavailable'],
+    ]);
+    expect(answer.verdict).toMatchObject({
+      kind: 'report',
+      conclusion: 'send-wait-v1 says wait.',
+      synthesis: null,
+    });
   });
 
   it('answers not found for a txid in the question that does not exist, running nothing else', async () => {

@@ -1,4 +1,5 @@
-import type { StepName } from './plan';
+import { type AnalystSynthesis, synthesize } from './conclude';
+import type { AnalystIntent, StepName } from './plan';
 import type { StepReport } from './run';
 
 /** Steps whose summary best answers the question, most decisive first. */
@@ -14,7 +15,7 @@ const CONCLUDING_ORDER: readonly StepName[] = [
 ];
 
 export type AnalystVerdict =
-  | { kind: 'report'; conclusion: string; prose: string }
+  | { kind: 'report'; conclusion: string; prose: string; synthesis: AnalystSynthesis | null }
   /** The question's own target (a txid or block) does not exist: 404, never settled. */
   | { kind: 'not_found'; message: string }
   /** The target is malformed: 400 (the route's validation normally catches this before payment). */
@@ -24,10 +25,15 @@ export type AnalystVerdict =
 
 /**
  * Turns step reports into the analyst's answer: a 404 when an explainer's target does not exist,
- * a 503 when no step produced evidence, else the conclusion (the most decisive step's summary)
- * and the prose (every step's summary in order, then the conclusion).
+ * a 503 when no step produced evidence, else the conclusion and the prose (every step's summary in
+ * order, then the conclusion and its caveats). The conclusion combines the steps' findings for the
+ * question's intent ({@link synthesize}); steps that give no findings are concluded by the most
+ * decisive one's summary.
  */
-export function concludeReport(reports: readonly StepReport[]): AnalystVerdict {
+export function concludeReport(
+  reports: readonly StepReport[],
+  context: { intents?: readonly AnalystIntent[] } = {},
+): AnalystVerdict {
   const missing = reports.find((r) => r.status === 'not_found');
   if (missing) return { kind: 'not_found', message: missing.summary };
   const bad = reports.find((r) => r.status === 'bad_input');
@@ -41,6 +47,13 @@ export function concludeReport(reports: readonly StepReport[]): AnalystVerdict {
     (r, i) =>
       `Step ${i + 1}, ${r.step.replace(/_/g, ' ')}: ${r.status === 'ok' ? r.summary : `${r.status.replace(/_/g, ' ')} (${r.summary})`}`,
   );
-  const conclusion = decisive.summary;
-  return { kind: 'report', conclusion, prose: `${lines.join(' ')} Conclusion: ${conclusion}` };
+  const synthesis = synthesize({ intents: context.intents ?? [], reports }) ?? null;
+  const conclusion = synthesis?.conclusion ?? decisive.summary;
+  const caveats = synthesis ? ` Caveats: ${synthesis.caveats.join(' ')}` : '';
+  return {
+    kind: 'report',
+    conclusion,
+    prose: `${lines.join(' ')} Conclusion: ${conclusion}${caveats}`,
+    synthesis,
+  };
 }

@@ -1,9 +1,14 @@
+import type { Findings } from './findings';
 import type { PlannedStep, StepName } from './plan';
 
-/** What a step hands back: a one-sentence summary and its evidence (the facts it computed). */
+/**
+ * What a step hands back: a one-sentence summary, its evidence (the facts it computed) and the
+ * findings of that evidence a conclusion combines.
+ */
 export interface StepOutput {
   summary: string;
   evidence: unknown;
+  findings?: Findings;
 }
 
 /** Why a step produced no evidence. `not_found` and `bad_input` concern the client's target. */
@@ -29,6 +34,8 @@ export interface StepReport {
   status: 'ok' | 'not_found' | 'bad_input' | 'unavailable' | 'failed' | 'timed_out';
   summary: string;
   evidence: unknown;
+  /** Not reported on the wire (the evidence holds them): what the conclusion combines. */
+  findings?: Findings;
   duration_ms: number;
 }
 
@@ -119,7 +126,14 @@ export async function runStep(options: {
     });
     try {
       const output = await Promise.race([runner(planned.args, controller.signal), timeout]);
-      report = { ...base, status: 'ok', summary: output.summary, evidence: output.evidence, duration_ms: 0 };
+      report = {
+        ...base,
+        status: 'ok',
+        summary: output.summary,
+        evidence: output.evidence,
+        ...(output.findings ? { findings: output.findings } : {}),
+        duration_ms: 0,
+      };
     } catch (error) {
       const timedOut = controller.signal.aborted;
       const kind = error instanceof StepFailure ? error.kind : 'failed';

@@ -1,4 +1,5 @@
 import { fromMilliSatPerVb, toMilliSatPerVb } from '../../domain/fee-math';
+import { entryRate, isFullBlock } from '../../domain/inclusion';
 import { feeRate, median } from '../market';
 
 /** Weight limit of a block (BIP 141). */
@@ -44,6 +45,8 @@ export interface BlockAnalysisInput {
   tipHeight: number | null;
   /** Its transactions (the coinbase excluded), when the upstream gives them. */
   txs?: readonly BlockTxInput[];
+  /** The relay minimum, sat/vB (today's minimum tier): a block with room took every rate meeting it. */
+  relayMinimum?: number;
 }
 
 type Rates = { min: number; p10: number; p25: number; p50: number; p75: number; p90: number; max: number };
@@ -70,6 +73,12 @@ export interface BlockFacts {
     avg_fee_rate_sat_vb: number;
   };
   fee_rates_sat_vb: Rates | null;
+  /**
+   * The block by the rule of docs/fee-rules.md#would-have-been-included: whether it was full and
+   * the lowest rate that would have been included in it (the relay minimum when it had room, its
+   * p10, at least the relay minimum, when full); null without its fee rates or a relay minimum.
+   */
+  inclusion: { full: boolean; relay_minimum_sat_vb: number; entry_rate_sat_vb: number } | null;
   recent: {
     blocks: number;
     median_p50_sat_vb: number;
@@ -154,6 +163,7 @@ export function analyzeBlock(input: BlockAnalysisInput): BlockFacts {
   const subsidy = subsidyAtHeight(block.height);
   const fees = block.extras?.totalFees ?? 0;
   const prev = previous.find((b) => b.height === block.height - 1);
+  const rates = ratesOf(block);
   return {
     block: {
       height: block.height,
@@ -173,7 +183,15 @@ export function analyzeBlock(input: BlockAnalysisInput): BlockFacts {
       fee_share_of_reward_percent: round1((100 * fees) / (subsidy + fees || 1)),
       avg_fee_rate_sat_vb: fromMilliSatPerVb(toMilliSatPerVb(block.extras?.avgFeeRate ?? 0)),
     },
-    fee_rates_sat_vb: ratesOf(block),
+    fee_rates_sat_vb: rates,
+    inclusion:
+      rates && input.relayMinimum !== undefined
+        ? {
+            full: isFullBlock(block.weight),
+            relay_minimum_sat_vb: input.relayMinimum,
+            entry_rate_sat_vb: entryRate({ weight: block.weight, p10: rates.p10 }, input.relayMinimum),
+          }
+        : null,
     recent: recentFacts(block, previous),
     time_since_previous_seconds: prev ? block.timestamp - prev.timestamp : null,
     notable: notableFacts(input.txs),

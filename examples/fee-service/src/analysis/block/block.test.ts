@@ -31,6 +31,31 @@ describe('analyzeBlock', () => {
     expect(subsidyAtHeight(1_050_000)).toBe(156_250_000);
   });
 
+  it('gives the block’s entry rate by the one rule: its p10 when full, the relay minimum when it had room', () => {
+    // p50 12 → p10 6 (feeRange [1, 6, 9, 12, 18, 24, 240])
+    const full = analyzeBlock({
+      block: summary(910_010, 12),
+      previous: [],
+      tipHeight: 910_010,
+      relayMinimum: 1,
+    });
+    expect(full.inclusion).toEqual({ full: true, relay_minimum_sat_vb: 1, entry_rate_sat_vb: 6 });
+    expect(blockProse(full)).toContain(
+      'It was full: its 10th-percentile rate, 6 sat/vB, stands for its lowest included rate',
+    );
+    // 83 % full: every rate meeting the relay minimum would have been included, not p10
+    const room = analyzeBlock({
+      block: summary(910_010, 12, { weight: 3_320_000 }),
+      previous: [],
+      tipHeight: 910_010,
+      relayMinimum: 1,
+    });
+    expect(room.inclusion).toEqual({ full: false, relay_minimum_sat_vb: 1, entry_rate_sat_vb: 1 });
+    expect(blockProse(room)).toContain(
+      'It had room, so every rate meeting the relay minimum of 1 sat/vB would have been included.',
+    );
+  });
+
   it('computes fullness, reward, the recent comparison and the gap to the previous block (hand-checked)', () => {
     const block = summary(910_010, 12, { timestamp: summary(910_009, 0).timestamp + 754, weight: 3_998_000 });
     // Previous medians 4, 5, 6, 7 → median (nearest rank) 5; 12 is 140 % above → higher.

@@ -22,6 +22,14 @@ export function blockProse(facts: BlockFacts): string {
       `Fee rates ranged from ${formatRate(rates.min)} to ${formatRate(rates.max)}, with a median of ${formatRate(rates.p50)} (10th percentile ${formatRate(rates.p10)}, 90th ${formatRate(rates.p90)}).`,
     );
   }
+  if (facts.inclusion) {
+    const { full, entry_rate_sat_vb: entry } = facts.inclusion;
+    parts.push(
+      full
+        ? `It was full: its 10th-percentile rate, ${formatRate(entry)}, stands for its lowest included rate — a rate at or above it would have been included.`
+        : `It had room, so every rate meeting the relay minimum of ${formatRate(entry)} would have been included.`,
+    );
+  }
   if (recent) {
     const word = { higher: 'higher than', in_line: 'in line with', lower: 'lower than' }[recent.comparison];
     parts.push(

@@ -405,7 +405,7 @@ export const KNOWLEDGE_BASE: readonly KnowledgeEntry[] = [
   {
     id: 'estimator-accuracy',
     title: 'How accurate fee estimates are',
-    text: 'This service’s observatory records every estimate each source gives and judges it on the blocks that follow: a hit when the quoted rate reached the 10th-percentile rate of at least one block within the target, an overpayment when it was above that block’s 75th percentile. A source that always quotes a huge rate hits every time but ranks badly, because ranking counts overpayment as well as misses.',
+    text: 'This service’s observatory records every estimate each source gives and judges it on the blocks that follow: a hit when the quoted rate would have been included in at least one block within the target — it met the relay minimum of a block that had room, or reached the 10th-percentile rate of a full block — and the overpayment is what it paid above the lowest rate that would have made it. A source that always quotes a huge rate hits every time but ranks badly, because ranking counts overpayment as well as misses, and a miss costs ten times the fee that would have been included.',
     keywords: [
       'accuracy',
       'accurate',

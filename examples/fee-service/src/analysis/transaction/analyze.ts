@@ -1,4 +1,5 @@
-import { feeForVsize, fromMilliSatPerVb, toMilliSatPerVb } from '../../domain/fee-math';
+import { feeForVsize, fromMilliSatPerVb, roundRate3, toMilliSatPerVb } from '../../domain/fee-math';
+import { entryRate, FULL_BLOCK_WEIGHT, isFullBlock } from '../../domain/inclusion';
 import type { TierName } from '../../domain/types';
 import { type FeeMarket, feeRate, tierMet } from '../market';
 import type { InputKind, ScriptKind } from '../script-types';
@@ -32,6 +33,8 @@ export interface TransactionAnalysisInput {
   tipHeight?: number | null;
   /** [min, p10, p25, p50, p75, p90, max] of the block that confirmed it, when confirmed. */
   blockFeeRange?: readonly number[];
+  /** Weight of that block, WU: whether it was full decides its entry rate. */
+  blockWeight?: number;
   /** Unconfirmed parents and children, when the upstream reports them. */
   cpfp?: { ancestors: MempoolRelative[]; descendants: MempoolRelative[] };
   /** The upstream's own figures, reported beside ours so a disagreement is visible. */
@@ -84,11 +87,18 @@ export interface TransactionFacts {
     floor_source: FeeMarket['floor_source'];
     tiers: FeeMarket['tiers'];
     tier_met: TierName | 'below_minimum';
-    /** Unconfirmed: would it get into the next block at today's floor? */
-    would_confirm_next_block: boolean | null;
-    /** Confirmed: p10 of its block's fee rates (the observatory's "fit" floor). */
+    /** Unconfirmed: does it reach the next block's entry rate now (would it be included, as projected)? */
+    would_be_included_next_block: boolean | null;
+    /** Confirmed: p10 of its block's fee rates. */
     block_p10_sat_vb: number | null;
-    /** Rate above the reference floor, sat/vB, and the sats that represents at this vsize. */
+    /** Confirmed: whether its block was full (docs/fee-rules.md#would-have-been-included); null when its weight is unknown. */
+    block_full: boolean | null;
+    /**
+     * Confirmed: its block's entry rate, the lowest rate that would have been included in it — the
+     * relay minimum (today's minimum tier) when the block had room, max(relay minimum, p10) when full.
+     */
+    block_entry_rate_sat_vb: number | null;
+    /** Rate above the reference (the next block's entry rate, or its block's), sat/vB, and the sats that represents at this vsize. */
     overpaid_sat_vb: number;
     overpaid_sat: number;
   } | null;
@@ -117,7 +127,14 @@ function marketFacts(
   const { market, parsed, status } = input;
   const rateMilli = toMilliSatPerVb(fee.fee_rate_sat_vb);
   const p10 = status.confirmed ? (input.blockFeeRange?.[1] ?? null) : null;
-  const floor = status.confirmed && p10 !== null ? p10 : market.next_block_floor_sat_vb;
+  // Its block by the one rule (docs/fee-rules.md#would-have-been-included); a block of unknown
+  // weight is read as full (its p10), the rule's cautious side.
+  const blockFull = p10 === null || input.blockWeight === undefined ? null : isFullBlock(input.blockWeight);
+  const blockEntry =
+    p10 === null
+      ? null
+      : roundRate3(entryRate({ weight: input.blockWeight ?? FULL_BLOCK_WEIGHT, p10 }, market.tiers.minimum));
+  const floor = status.confirmed && blockEntry !== null ? blockEntry : market.next_block_floor_sat_vb;
   const overMilli = Math.max(0, rateMilli - toMilliSatPerVb(floor));
   return {
     reference: status.confirmed ? 'confirming_block' : 'next_block_now',
@@ -125,10 +142,12 @@ function marketFacts(
     floor_source: market.floor_source,
     tiers: market.tiers,
     tier_met: tierMet(fee.fee_rate_sat_vb, market.tiers),
-    would_confirm_next_block: status.confirmed
+    would_be_included_next_block: status.confirmed
       ? null
       : rateMilli >= toMilliSatPerVb(market.next_block_floor_sat_vb),
     block_p10_sat_vb: p10,
+    block_full: blockFull,
+    block_entry_rate_sat_vb: blockEntry,
     overpaid_sat_vb: fromMilliSatPerVb(overMilli),
     overpaid_sat: overMilli === 0 ? 0 : Math.max(0, fee.fee_sat - feeForVsize(floor, parsed.vsize)),
   };

@@ -19,18 +19,24 @@ function feeSentence(facts: TransactionFacts): string {
   if (!market) return `${text}.`;
   text += `, which meets ${TIER_WORDS[market.tier_met]}.`;
   if (market.reference === 'next_block_now') {
-    text += market.would_confirm_next_block
-      ? ` At today's next-block floor of ${formatRate(market.next_block_floor_sat_vb)} it would be mined in the next block`
-      : ` Today's next-block floor is ${formatRate(market.next_block_floor_sat_vb)}, so it would not make the next block yet`;
+    text += market.would_be_included_next_block
+      ? ` The next block's entry rate is ${formatRate(market.next_block_floor_sat_vb)} now, so as projected it would be included in the next block`
+      : ` The next block's entry rate is ${formatRate(market.next_block_floor_sat_vb)} now, so as projected it would not be included in the next block yet`;
     text +=
       market.overpaid_sat > 0
-        ? `, paying ${formatSats(market.overpaid_sat)} more than that floor needs.`
+        ? `, paying ${formatSats(market.overpaid_sat)} more than a fee at that rate.`
         : '.';
-  } else if (market.block_p10_sat_vb !== null) {
-    text += ` Its block's 10th-percentile rate was ${formatRate(market.block_p10_sat_vb)}`;
+  } else if (market.block_entry_rate_sat_vb !== null) {
+    const block =
+      market.block_full === null
+        ? `its block's fullness is unknown, so its 10th-percentile rate, ${formatRate(market.block_entry_rate_sat_vb)}, stands for its entry rate`
+        : market.block_full
+          ? `its block was full: its 10th-percentile rate, ${formatRate(market.block_entry_rate_sat_vb)}, stands for its lowest included rate`
+          : `its block had room, so any rate meeting the relay minimum of ${formatRate(market.block_entry_rate_sat_vb)} would have been included`;
+    text += ` By the rule the observatory judges by, ${block}`;
     text +=
       market.overpaid_sat > 0
-        ? `, so it paid about ${formatSats(market.overpaid_sat)} more than needed.`
+        ? `; it paid about ${formatSats(market.overpaid_sat)} more than a fee at that rate.`
         : '.';
   }
   return text;

@@ -49,7 +49,7 @@ describe('parseTransaction and analyzeTransaction, per script type (hand-checked
     // floor 12.5 → ceil(12.5 × 153) = 1,913 sats needed; 3,060 − 1,913 = 1,147 overpaid.
     expect(facts.market).toMatchObject({
       tier_met: 'fastest',
-      would_confirm_next_block: true,
+      would_be_included_next_block: true,
       overpaid_sat_vb: 7.5,
       overpaid_sat: 1_147,
     });
@@ -74,7 +74,7 @@ describe('parseTransaction and analyzeTransaction, per script type (hand-checked
     expect(facts.fee).toEqual({ fee_sat: 1_035, fee_rate_sat_vb: 5 });
     expect(facts.market).toMatchObject({
       tier_met: 'economy',
-      would_confirm_next_block: false,
+      would_be_included_next_block: false,
       overpaid_sat: 0,
     });
   });
@@ -162,33 +162,57 @@ describe('status, RBF and the confirmed comparison', () => {
     expect(transactionProse(facts)).toContain('signals replace-by-fee');
   });
 
-  it('counts confirmations from the tip and compares the rate with its own block’s p10', () => {
+  it('counts confirmations from the tip and compares the rate with its own block’s entry rate', () => {
     const parsed = parseTransaction({ hex: built.hex, prevouts: built.prevouts });
-    const facts = analyzeTransaction({
-      parsed,
-      status: {
-        confirmed: true,
-        block_height: 910_001,
-        block_hash: 'ab'.repeat(32),
-        block_time: 1_786_000_000,
-      },
-      market,
-      blockFeeRange: [1, 4, 6, 9, 14, 20, 200],
-    });
-    // 2,295 sats / 110 vB = 20.864 sat/vB; p10 4 → ceil(4 × 110) = 440; overpaid 1,855 sats.
-    expect(facts.fee).toEqual({ fee_sat: 2_295, fee_rate_sat_vb: 20.864 });
-    expect(facts.status).toMatchObject({
+    const confirmedIn = (blockWeight?: number) =>
+      analyzeTransaction({
+        parsed,
+        status: {
+          confirmed: true,
+          block_height: 910_001,
+          block_hash: 'ab'.repeat(32),
+          block_time: 1_786_000_000,
+        },
+        market,
+        blockFeeRange: [1, 4, 6, 9, 14, 20, 200],
+        ...(blockWeight === undefined ? {} : { blockWeight }),
+      });
+    // A full block (3,996,000 WU): p10 4 stands for its lowest included rate.
+    // 2,295 sats / 110 vB = 20.864 sat/vB; ceil(4 × 110) = 440; overpaid 1,855 sats.
+    const full = confirmedIn(3_996_000);
+    expect(full.fee).toEqual({ fee_sat: 2_295, fee_rate_sat_vb: 20.864 });
+    expect(full.status).toMatchObject({
       confirmed: true,
       confirmations: 10,
       block_time: '2026-08-06T07:06:40.000Z',
     });
-    expect(facts.market).toMatchObject({
+    expect(full.market).toMatchObject({
       reference: 'confirming_block',
-      would_confirm_next_block: null,
+      would_be_included_next_block: null,
       block_p10_sat_vb: 4,
+      block_full: true,
+      block_entry_rate_sat_vb: 4,
       overpaid_sat_vb: 16.864,
       overpaid_sat: 1_855,
     });
+    expect(transactionProse(full)).toContain(
+      'its 10th-percentile rate, 4 sat/vB, stands for its lowest included rate',
+    );
+    // A block with room (83 % full): the relay minimum (the minimum tier, 1) would have been included.
+    const room = confirmedIn(3_320_000);
+    expect(room.market).toMatchObject({
+      block_full: false,
+      block_entry_rate_sat_vb: 1,
+      overpaid_sat_vb: 19.864,
+      overpaid_sat: 2_295 - 110,
+    });
+    const prose = transactionProse(room);
+    expect(prose).toContain(
+      'its block had room, so any rate meeting the relay minimum of 1 sat/vB would have been included',
+    );
+    expect(prose).not.toMatch(/needed|needs/);
+    // Its weight unknown: read as full, the rule's cautious side.
+    expect(confirmedIn().market).toMatchObject({ block_full: null, block_entry_rate_sat_vb: 4 });
   });
 
   it('sums a CPFP package from its mempool relatives', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { judgeEstimate } from '../../observatory/scoring';
+import { judgeEstimate } from '../observatory/scoring';
 import { openPostgresHistory, openSqliteHistory } from './open';
 import { type HistoryStore, LeaseLostError, type StoredBlock } from './types';
 
@@ -35,6 +35,7 @@ export function buildBlock(height: number, overrides: Partial<StoredBlock> = {})
     max: 100_000,
     avg_fee_rate: 4500,
     stats_from: 'fee_range',
+    relay_minimum: 1000,
     ...overrides,
   };
 }
@@ -99,7 +100,8 @@ describe.each(engines)('history store on %s', (_name, open) => {
     await history.migrate();
     await history.acquireLease('r', 60_000);
     const inserted = await history.write('r', 60_000, async (w) => {
-      for (let h = 100; h <= 103; h += 1) await w.insertBlock(buildBlock(h, { p10: 1000 * h }));
+      for (let h = 100; h <= 103; h += 1)
+        await w.insertBlock(buildBlock(h, { p10: 1000 * h, relay_minimum: 1000 + h }));
       return w.insertEstimates([
         { source: 's', target: 1, rate: 101_000, observedAt: 5_000, tipHeight: 100 },
         { source: 's', target: 3, rate: 50_000, observedAt: 5_000, tipHeight: 100 },
@@ -111,7 +113,9 @@ describe.each(engines)('history store on %s', (_name, open) => {
       const ready = await w.estimatesReadyAt(101);
       expect(ready.map((e) => e.id)).toEqual([inserted[0]!.id]);
       const blocks = await w.percentiles(101, 101);
-      expect(blocks).toEqual([{ height: 101, p10: 101_000, p75: 5000 }]);
+      expect(blocks).toEqual([
+        { height: 101, weight: 3_993_000, p10: 101_000, p75: 5000, relayMinimum: 1101 },
+      ]);
       await w.setJudgments([{ id: ready[0]!.id, judgment: judgeEstimate(ready[0]!, blocks) }]);
       await w.setJudgments([{ id: inserted[1]!.id, judgment: undefined, unjudgeable: true }]);
     });
@@ -136,7 +140,7 @@ describe.each(engines)('history store on %s', (_name, open) => {
       expect((await w.judgedReaching(101)).map((e) => e.id)).toEqual([inserted[0]!.id]);
       expect(await w.deleteBlocksFrom(102)).toBe(2);
     });
-    expect((await history.tip())?.height).toBe(101);
+    expect(await history.tip()).toMatchObject({ height: 101, relay_minimum: 1101 });
     expect([...(await history.hashes(100, 105)).keys()]).toEqual([100, 101]);
     await history.close();
   });
@@ -156,6 +160,7 @@ describe.each(engines)('history store on %s', (_name, open) => {
       overpays: 0,
       overpayment_sats: [[140, 1]] as [number, number][],
       overpayment_msat: [[1000, 1]] as [number, number][],
+      miss_entry_sats: [[420, 2]] as [number, number][],
       tip_heights: [[100, 1]] as [number, number][],
     };
     await history.write('r', 60_000, (w) => w.putBuckets([bucket]));

@@ -1,23 +1,18 @@
-import { type Kysely, Migrator, type Selectable, sql, type Transaction } from 'kysely';
-import type { StoredScoreBucket } from '../../observatory/score-book';
-import type { Judgment } from '../../observatory/scoring';
+import { type Kysely, Migrator } from 'kysely';
+import { num, toBlock, toEstimate } from './kysely-rows';
+import { createWriter } from './kysely-writer';
 import { type HistoryDialect, historyMigrations } from './migrations';
-import type { EstimatesTable, HistoryDatabase } from './schema';
+import type { HistoryDatabase } from './schema';
 import {
   type EstimateQuery,
   type HistoryStore,
-  type HistoryWriter,
   LeaseLostError,
-  type NewEstimate,
-  type StoredBlock,
-  type StoredEstimate,
   type StoredGap,
+  type StoredScoreBucket,
 } from './types';
 
 /** Name of the one lease row: the observatory's recorder. */
 const RECORDER_LEASE = 'observatory-recorder';
-/** Rows per multi-row insert (SQLite allows 32,766 bound values per statement). */
-const CHUNK = 500;
 
 export interface KyselyHistoryStoreOptions {
   db: Kysely<HistoryDatabase>;
@@ -26,258 +21,6 @@ export interface KyselyHistoryStoreOptions {
   schema?: string;
   /** Closes what the store opened (pool, database file). */
   onClose?: () => Promise<void>;
-}
-
-function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-const num = (value: unknown) => Number(value);
-
-function toEstimate(row: Selectable<EstimatesTable>): StoredEstimate {
-  return {
-    id: num(row.id),
-    source: row.source,
-    target: row.target,
-    rate: row.rate,
-    observedAt: num(row.observed_at),
-    tipHeight: row.tip_height,
-    status: row.judged === 1 ? 'judged' : row.judged === 2 ? 'unjudgeable' : 'pending',
-    judgment:
-      row.judged === 1
-        ? {
-            hit: row.hit === 1,
-            firstFit: row.first_fit ?? undefined,
-            overpay: row.overpay === 1,
-            overpaymentMsat: row.overpayment_msat ?? 0,
-            overpaymentSats: num(row.overpayment_sats ?? 0),
-          }
-        : undefined,
-  };
-}
-
-function judgmentColumns(judgment: Judgment | undefined, unjudgeable = false) {
-  if (!judgment) {
-    return {
-      judged: unjudgeable ? 2 : 0,
-      hit: null,
-      first_fit: null,
-      overpay: null,
-      overpayment_msat: null,
-      overpayment_sats: null,
-    };
-  }
-  return {
-    judged: 1,
-    hit: judgment.hit ? 1 : 0,
-    first_fit: judgment.firstFit ?? null,
-    overpay: judgment.overpay ? 1 : 0,
-    overpayment_msat: judgment.overpaymentMsat,
-    overpayment_sats: judgment.overpaymentSats,
-  };
-}
-
-type BlockRow = Selectable<HistoryDatabase['observatory_blocks']>;
-function toBlock(row: BlockRow): StoredBlock {
-  return {
-    height: row.height,
-    hash: row.hash,
-    time: num(row.time),
-    tx_count: row.tx_count,
-    weight: row.weight,
-    total_fee: num(row.total_fee),
-    subsidy: num(row.subsidy),
-    min: row.min_rate,
-    p10: row.p10,
-    p25: row.p25,
-    p50: row.p50,
-    p75: row.p75,
-    p90: row.p90,
-    max: row.max_rate,
-    avg_fee_rate: row.avg_fee_rate,
-    stats_from: row.stats_from as StoredBlock['stats_from'],
-  };
-}
-
-function createWriter(trx: Transaction<HistoryDatabase>, schema: string | undefined): HistoryWriter {
-  const estimatesTable = sql.table(schema ? `${schema}.observatory_estimates` : 'observatory_estimates');
-  return {
-    async insertBlock(block) {
-      await trx
-        .insertInto('observatory_blocks')
-        .values({
-          height: block.height,
-          hash: block.hash,
-          time: block.time,
-          tx_count: block.tx_count,
-          weight: block.weight,
-          total_fee: block.total_fee,
-          subsidy: block.subsidy,
-          min_rate: block.min,
-          p10: block.p10,
-          p25: block.p25,
-          p50: block.p50,
-          p75: block.p75,
-          p90: block.p90,
-          max_rate: block.max,
-          avg_fee_rate: block.avg_fee_rate,
-          stats_from: block.stats_from,
-          recorded_at: Date.now(),
-        })
-        .execute();
-    },
-    async deleteBlocksFrom(height) {
-      const result = await trx
-        .deleteFrom('observatory_blocks')
-        .where('height', '>=', height)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
-    async percentiles(from, to) {
-      const rows = await trx
-        .selectFrom('observatory_blocks')
-        .select(['height', 'p10', 'p75'])
-        .where('height', '>=', from)
-        .where('height', '<=', to)
-        .execute();
-      return rows.map((row) => ({ height: row.height, p10: row.p10, p75: row.p75 }));
-    },
-    async insertEstimates(estimates) {
-      const out: StoredEstimate[] = [];
-      for (const part of chunks(estimates)) {
-        const rows = await trx
-          .insertInto('observatory_estimates')
-          .values(
-            part.map((e) => ({
-              source: e.source,
-              target: e.target,
-              rate: e.rate,
-              observed_at: e.observedAt,
-              tip_height: e.tipHeight,
-              window_end: e.tipHeight + e.target,
-              judged: 0,
-            })),
-          )
-          .returning('id')
-          .execute();
-        rows.forEach((row, i) => {
-          out.push({ ...(part[i] as NewEstimate), id: num(row.id), status: 'pending', judgment: undefined });
-        });
-      }
-      return out;
-    },
-    async estimatesReadyAt(height) {
-      const rows = await trx
-        .selectFrom('observatory_estimates')
-        .selectAll()
-        .where('window_end', '<=', height)
-        .where('judged', '=', 0)
-        .orderBy('id')
-        .execute();
-      return rows.map(toEstimate);
-    },
-    async judgedReaching(height) {
-      const rows = await trx
-        .selectFrom('observatory_estimates')
-        .selectAll()
-        .where('window_end', '>=', height)
-        .where('judged', '=', 1)
-        .orderBy('id')
-        .execute();
-      return rows.map(toEstimate);
-    },
-    async setJudgments(updates) {
-      // One statement per chunk (a row of VALUES per estimate), not one round trip per estimate.
-      for (const part of chunks(updates, 200)) {
-        const rows = part.map(({ id, judgment, unjudgeable }) => {
-          const c = judgmentColumns(judgment, unjudgeable);
-          const int = (value: number | null) => sql`cast(${value} as bigint)`;
-          return sql`(${int(id)}, ${int(c.judged)}, ${int(c.hit)}, ${int(c.first_fit)}, ${int(c.overpay)}, ${int(c.overpayment_msat)}, ${int(c.overpayment_sats)})`;
-        });
-        await sql`with v(id, judged, hit, first_fit, overpay, overpayment_msat, overpayment_sats) as (values ${sql.join(rows)})
-          update ${estimatesTable} set judged = v.judged, hit = v.hit, first_fit = v.first_fit, overpay = v.overpay,
-            overpayment_msat = v.overpayment_msat, overpayment_sats = v.overpayment_sats
-          from v where ${estimatesTable}.id = v.id`.execute(trx);
-      }
-    },
-    async putBuckets(buckets) {
-      if (buckets.length === 0) return;
-      const { max } = await trx
-        .selectFrom('observatory_score_hours')
-        .select((eb) => eb.fn.max('seq').as('max'))
-        .executeTakeFirstOrThrow();
-      const seq = (max === null ? 0 : Number(max)) + 1;
-      for (const part of chunks(buckets, 200)) {
-        await trx
-          .insertInto('observatory_score_hours')
-          .values(
-            part.map((b) => ({
-              source: b.source,
-              target: b.target,
-              hour: b.hour,
-              polls: b.polls,
-              valid: b.valid,
-              n: b.n,
-              hits: b.hits,
-              overpays: b.overpays,
-              overpayment_sats: JSON.stringify(b.overpayment_sats),
-              overpayment_msat: JSON.stringify(b.overpayment_msat),
-              tip_heights: JSON.stringify(b.tip_heights),
-              seq,
-            })),
-          )
-          .onConflict((oc) =>
-            oc.columns(['source', 'target', 'hour']).doUpdateSet((eb) => ({
-              polls: eb.ref('excluded.polls'),
-              valid: eb.ref('excluded.valid'),
-              n: eb.ref('excluded.n'),
-              hits: eb.ref('excluded.hits'),
-              overpays: eb.ref('excluded.overpays'),
-              overpayment_sats: eb.ref('excluded.overpayment_sats'),
-              overpayment_msat: eb.ref('excluded.overpayment_msat'),
-              tip_heights: eb.ref('excluded.tip_heights'),
-              seq: eb.ref('excluded.seq'),
-            })),
-          )
-          .execute();
-      }
-    },
-    async openGap(source, at, reason) {
-      const open = await trx
-        .selectFrom('observatory_gaps')
-        .select('id')
-        .where('source', '=', source)
-        .where('ended_at', 'is', null)
-        .executeTakeFirst();
-      if (open) return false;
-      await trx
-        .insertInto('observatory_gaps')
-        .values({ source, started_at: at, ended_at: null, reason })
-        .execute();
-      return true;
-    },
-    async closeGap(source, at) {
-      await trx
-        .updateTable('observatory_gaps')
-        .set({ ended_at: at })
-        .where('source', '=', source)
-        .where('ended_at', 'is', null)
-        .execute();
-    },
-    async insertGap(gap) {
-      await trx
-        .insertInto('observatory_gaps')
-        .values({
-          source: gap.source,
-          started_at: gap.startedAt,
-          ended_at: gap.endedAt ?? null,
-          reason: gap.reason,
-        })
-        .execute();
-    },
-  };
 }
 
 /**
@@ -421,6 +164,7 @@ export function createKyselyHistoryStore(options: KyselyHistoryStoreOptions): Hi
           overpays: row.overpays,
           overpayment_sats: JSON.parse(row.overpayment_sats) as [number, number][],
           overpayment_msat: JSON.parse(row.overpayment_msat) as [number, number][],
+          miss_entry_sats: JSON.parse(row.miss_entry_sats) as [number, number][],
           tip_heights: JSON.parse(row.tip_heights) as [number, number][],
         } satisfies StoredScoreBucket;
       });

@@ -1,4 +1,5 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { HistoryDatabase } from './schema';
 
 /** Which SQL engine a migration writes for (ids and 64-bit integers differ). */
 export type HistoryDialect = 'sqlite' | 'postgres';
@@ -128,6 +129,58 @@ export function historyMigrations(dialect: HistoryDialect): MigrationProvider {
         ]) {
           await db.schema.dropTable(table).ifExists().execute();
         }
+      },
+    },
+    /**
+     * The rule "would have been included" (docs/fee-rules.md#would-have-been-included) needs each
+     * block's relay minimum: blocks recorded before it get 1 sat/vB, the relay minimum of every
+     * Bitcoin Core release before 29.1. A judgment keeps the rate that would have made it
+     * (`entry_msat`), a score bucket its misses' entry fees (the cost's miss penalty). Every
+     * judgment made by the earlier rule (q ≥ p10 of any block) goes back to pending and its score
+     * buckets lose their judgments (polls stay), so the recorder judges them again by the new rule
+     * on its next tick.
+     */
+    '2026_12_02_002_inclusion_rule': {
+      async up(raw: Kysely<unknown>) {
+        const db = raw as unknown as Kysely<HistoryDatabase>;
+        await db.schema
+          .alterTable('observatory_blocks')
+          .addColumn('relay_minimum', 'integer', (c) => c.notNull().defaultTo(1000))
+          .execute();
+        await db.schema.alterTable('observatory_estimates').addColumn('entry_msat', 'integer').execute();
+        await db.schema
+          .alterTable('observatory_score_hours')
+          .addColumn('miss_entry_sats', 'text', (c) => c.notNull().defaultTo('[]'))
+          .execute();
+        await db
+          .updateTable('observatory_estimates')
+          .set({
+            judged: 0,
+            hit: null,
+            first_fit: null,
+            overpay: null,
+            overpayment_msat: null,
+            overpayment_sats: null,
+            entry_msat: null,
+          })
+          .where('judged', '=', 1)
+          .execute();
+        await db
+          .updateTable('observatory_score_hours')
+          .set({
+            n: 0,
+            hits: 0,
+            overpays: 0,
+            overpayment_sats: '[]',
+            overpayment_msat: '[]',
+            tip_heights: '[]',
+          })
+          .execute();
+      },
+      async down(raw: Kysely<unknown>) {
+        await raw.schema.alterTable('observatory_score_hours').dropColumn('miss_entry_sats').execute();
+        await raw.schema.alterTable('observatory_estimates').dropColumn('entry_msat').execute();
+        await raw.schema.alterTable('observatory_blocks').dropColumn('relay_minimum').execute();
       },
     },
   };

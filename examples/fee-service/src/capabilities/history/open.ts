@@ -82,5 +82,3 @@ export function openHistory(url: string, cwd = process.cwd()): HistoryStore {
   }
   throw new TypeError(`unsupported history URL ${url}: use sqlite:<file> or postgres://…`);
 }
-
-export { historyUrlBesideLedger } from './urls';

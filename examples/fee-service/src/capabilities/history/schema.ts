@@ -26,6 +26,8 @@ export interface BlocksTable {
   /** Where the percentiles come from: `transactions`, `fee_range` or `getblockstats`. */
   stats_from: string;
   recorded_at: number;
+  /** The relay minimum when the block was recorded, msat/vB (1000 for blocks recorded before it was). */
+  relay_minimum: number;
 }
 
 export interface EstimatesTable {
@@ -43,6 +45,8 @@ export interface EstimatesTable {
   overpay: number | null;
   overpayment_msat: number | null;
   overpayment_sats: number | null;
+  /** The rate that would have made it, msat/vB (null before judged, and for judgments of the first rule). */
+  entry_msat: number | null;
 }
 
 export interface ScoreHoursTable {
@@ -57,6 +61,8 @@ export interface ScoreHoursTable {
   /** JSON `[[bin, count], …]`. */
   overpayment_sats: string;
   overpayment_msat: string;
+  /** JSON `[[bin, count], …]`: the misses' entry fees in sats at 140 vB. */
+  miss_entry_sats: string;
   /** JSON `[[height, count], …]`. */
   tip_heights: string;
   /** Write sequence: followers read the buckets with a larger one. */

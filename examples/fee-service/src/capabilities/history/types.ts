@@ -1,12 +1,55 @@
-import type { StoredScoreBucket } from '../../observatory/score-book';
-import type { BlockPercentiles, Judgment } from '../../observatory/scoring';
-
 /**
  * The observatory's history: blocks with their fee statistics, every recorded estimate with its
  * judgment, the hourly score buckets, and the gaps. One interface over SQLite (embedded default, a
  * file beside the ledger) and PostgreSQL (many instances, one recorder elected by a lease).
  * Rates are integer milli-sat/vB, times ms since the epoch.
  */
+
+/** What a judgment needs of a block. */
+export interface BlockPercentiles {
+  height: number;
+  /** Weight units: whether the block was full. */
+  weight: number;
+  /** 10th and 75th fee-rate percentile (by vsize), msat/vB. */
+  p10: number;
+  p75: number;
+  /** The lowest rate the upstream's mempool accepted when the block was recorded, msat/vB. */
+  relayMinimum: number;
+}
+
+/** The verdict on one estimate. */
+export interface Judgment {
+  hit: boolean;
+  /** Height of the first block of the window that would have included q (hits only). */
+  firstFit: number | undefined;
+  /** q > p75 of the first fit. */
+  overpay: boolean;
+  /** max(0, q − entry rate of the first fit), msat/vB; 0 for a miss. */
+  overpaymentMsat: number;
+  /** ceil(140 q) − ceil(140 × entry rate of the first fit), sats, ≥ 0; 0 for a miss. */
+  overpaymentSats: number;
+  /**
+   * The rate that would have made it, msat/vB: the first fit's entry rate for a hit, the lowest
+   * entry rate of the window for a miss.
+   */
+  entryMsat: number;
+}
+
+/** A score bucket as stored (JSON-friendly): one (source, target, clock hour) of the score book. */
+export interface StoredScoreBucket {
+  source: string;
+  target: number;
+  hour: number;
+  polls: number;
+  valid: number;
+  n: number;
+  hits: number;
+  overpays: number;
+  overpayment_sats: [number, number][];
+  overpayment_msat: [number, number][];
+  miss_entry_sats: [number, number][];
+  tip_heights: [number, number][];
+}
 
 /** A block's fee statistics, as recorded. */
 export interface StoredBlock {
@@ -30,7 +73,15 @@ export interface StoredBlock {
   avg_fee_rate: number;
   /** `transactions` (computed from the block's transactions), `fee_range` or `getblockstats`. */
   stats_from: 'transactions' | 'fee_range' | 'getblockstats';
+  /**
+   * The relay minimum when the block was recorded: the lowest rate the chain upstream's mempool
+   * accepted, msat/vB (docs/fee-rules.md#would-have-been-included).
+   */
+  relay_minimum: number;
 }
+
+/** A block as a chain upstream gives it; the recorder adds the relay minimum it read. */
+export type ChainBlock = Omit<StoredBlock, 'relay_minimum'>;
 
 /** An estimate as a source gave it. */
 export interface NewEstimate {
@@ -80,7 +131,7 @@ export interface HistoryWriter {
   insertBlock(block: StoredBlock): Promise<void>;
   /** Deletes the blocks at `height` and above (orphaned by a reorg) and returns how many. */
   deleteBlocksFrom(height: number): Promise<number>;
-  /** p10 and p75 of the recorded blocks `from … to`. */
+  /** What the judgment needs of the recorded blocks `from … to`: weight, p10, p75, relay minimum. */
   percentiles(from: number, to: number): Promise<BlockPercentiles[]>;
   /** Records estimates; returns them with their ids, in order. */
   insertEstimates(estimates: readonly NewEstimate[]): Promise<StoredEstimate[]>;

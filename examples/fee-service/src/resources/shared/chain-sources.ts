@@ -1,8 +1,8 @@
 import type { BitcoinUpstreams } from '../../capabilities/bitcoin';
-import { btcPerKvbToSatPerVb } from '../../domain/fee-math';
+import { btcPerKvbToSatPerVb, roundRate3 } from '../../domain/fee-math';
 import { type FeeTiers, TIER_NAMES } from '../../domain/types';
 import { MAX_RATE_SAT_VB, repairTierOrder } from '../../snapshot/validate';
-import { rateForTarget } from '../../upstreams/esplora';
+import { rateForTarget, repairEstimates } from '../../upstreams/esplora';
 
 /**
  * Every configured estimator's quote, read through its own dialect and named as the observatory
@@ -21,15 +21,34 @@ export type SourceQuote =
       source: string;
       status: 'ok';
       tiers: FeeTiers;
-      /** Target (blocks) → rate as quoted, sat/vB. */
+      /**
+       * Target (blocks) → rate, sat/vB, in target order and never rising with the target: a quote
+       * above a shorter target's is lowered to it (a running minimum from the shortest target).
+       */
       targets: Record<string, number>;
-      /** True when non-monotonic quotes were lowered by a running minimum to make the tiers. */
+      /** True when a quote (a target, or a tier against the next) was lowered by that repair. */
       repaired: boolean;
+      /** Target → the rate as quoted, for each target the repair lowered; empty when none was. */
+      lowered_targets: Record<string, number>;
     }
   | { source: string; status: 'unavailable'; reason: string };
 
 const plausible = (rate: number | undefined): rate is number =>
   typeof rate === 'number' && Number.isFinite(rate) && rate >= 0 && rate <= MAX_RATE_SAT_VB;
+
+/**
+ * Quotes by target, repaired: in target order, each at most the shorter targets' (Esplora and Core
+ * can quote a longer target above a shorter one — docs/fee-rules.md#snapshot-validation).
+ */
+function repairTargets(quoted: Map<number, number>) {
+  const { estimates, repaired } = repairEstimates(quoted);
+  const lowered: Record<string, number> = {};
+  for (const [target, rate] of estimates) {
+    const asQuoted = roundRate3(quoted.get(target)!);
+    if (asQuoted > rate) lowered[String(target)] = asQuoted;
+  }
+  return { estimates, repaired, lowered };
+}
 
 function tiersFromTargets(targets: Map<number, number>, minimum: number) {
   const pick = (target: number) => rateForTarget(targets, target);
@@ -79,10 +98,18 @@ export async function fetchSourceQuotes(upstreams: BitcoinUpstreams): Promise<So
         const targets = Object.fromEntries(
           Object.entries(TIER_TARGETS).map(([tier, target]) => [
             String(target),
-            tiers[tier as keyof typeof TIER_TARGETS],
+            ordered.tiers[tier as keyof typeof TIER_TARGETS],
           ]),
         );
-        return { tiers: ordered.tiers, targets, repaired: ordered.repaired };
+        const lowered = Object.fromEntries(
+          Object.entries(TIER_TARGETS)
+            .filter(
+              ([tier]) =>
+                tiers[tier as keyof typeof TIER_TARGETS] > ordered.tiers[tier as keyof typeof TIER_TARGETS],
+            )
+            .map(([tier, target]) => [String(target), tiers[tier as keyof typeof TIER_TARGETS]]),
+        );
+        return { tiers: ordered.tiers, targets, repaired: ordered.repaired, lowered_targets: lowered };
       }),
     );
   }
@@ -90,13 +117,16 @@ export async function fetchSourceQuotes(upstreams: BitcoinUpstreams): Promise<So
     jobs.push(
       quote('esplora', async () => {
         const { raw } = await esplora.fetchFeeEstimates();
-        const quoted = new Map([...raw].filter(([, rate]) => plausible(rate)));
-        const longest = Math.max(...quoted.keys());
-        const { tiers, repaired } = tiersFromTargets(quoted, quoted.get(longest)!);
-        const targets = Object.fromEntries(
-          QUOTED_TARGETS.filter((t) => quoted.has(t)).map((t) => [String(t), quoted.get(t)!]),
-        );
-        return { tiers, targets, repaired };
+        const fixed = repairTargets(new Map([...raw].filter(([, rate]) => plausible(rate))));
+        const longest = Math.max(...fixed.estimates.keys());
+        const { tiers, repaired } = tiersFromTargets(fixed.estimates, fixed.estimates.get(longest)!);
+        const shown = QUOTED_TARGETS.filter((t) => fixed.estimates.has(t));
+        return {
+          tiers,
+          targets: Object.fromEntries(shown.map((t) => [String(t), fixed.estimates.get(t)!])),
+          repaired: repaired || fixed.repaired,
+          lowered_targets: fixed.lowered,
+        };
       }),
     );
   }
@@ -118,11 +148,13 @@ export async function fetchSourceQuotes(upstreams: BitcoinUpstreams): Promise<So
             const rate = estimates[i]!.satPerVb;
             if (plausible(rate)) quoted.set(target, rate);
           });
-          const { tiers, repaired } = tiersFromTargets(quoted, await minimum);
+          const fixed = repairTargets(quoted);
+          const { tiers, repaired } = tiersFromTargets(fixed.estimates, await minimum);
           return {
             tiers,
-            targets: Object.fromEntries([...quoted].map(([t, r]) => [String(t), r])),
-            repaired,
+            targets: Object.fromEntries([...fixed.estimates].map(([t, r]) => [String(t), r])),
+            repaired: repaired || fixed.repaired,
+            lowered_targets: fixed.lowered,
           };
         }),
       );

@@ -17,3 +17,10 @@ export const CATALOG_MAX_TIMEOUT_SECONDS = 300;
 /** 0.01 USDC and 0.005 USDC in atomic units, with the catalog's max timeout. */
 export const PRICE_0_01 = { amount: '10000', maxTimeoutSeconds: CATALOG_MAX_TIMEOUT_SECONDS } as const;
 export const PRICE_0_005 = { amount: '5000', maxTimeoutSeconds: CATALOG_MAX_TIMEOUT_SECONDS } as const;
+
+/**
+ * What one payment for the observatory and the landscape buys: five minutes of signed-in requests
+ * (docs/sign-in-with-x.md#the-fee-service). Their data changes once per block, so a dashboard
+ * polling them pays once per pass instead of once per poll.
+ */
+export const DASHBOARD_PASS = { passSeconds: 300 } as const;

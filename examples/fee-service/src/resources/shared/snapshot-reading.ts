@@ -1,6 +1,13 @@
-import { errorResult } from '../../http/respond';
+import { type ErrorCodeSpec, errorResult } from '../../http/respond';
 import type { RouteResult } from '../../http/types';
 import { type CurrentSnapshot, NoValidatedSnapshotError, type SnapshotService } from '../../snapshot/service';
+
+/** The code every resource that serves from the snapshot answers when none can be served (503, retry later). */
+export const NO_VALIDATED_SNAPSHOT: ErrorCodeSpec = {
+  status: 503,
+  retryable: true,
+  description: 'No validated fee snapshot is recent enough to serve.',
+};
 
 /** Seconds a client should wait before asking again when no snapshot can be served. */
 export const NO_SNAPSHOT_RETRY_AFTER_SECONDS = 10;

@@ -43,15 +43,19 @@ const ANALYST_ERRORS = {
 const NAMES_A_TARGET = /\b[0-9a-f]{64}\b|\bblock\s+#?\d{1,9}\b/i;
 
 /**
- * GET /api/v1/analyst?q= (0.05): plans steps from the question (or takes `steps`), runs them in
- * process within a step and time budget, and reports each step with its evidence and a conclusion
- * (docs/ai-resources.md#analyst). With a model, the model plans by tool calls and writes the report.
+ * GET /api/v1/analyst?q= (0.05): plans the steps that together answer the question (or takes
+ * `steps`), runs them in process within a step and time budget, and reports each step with its
+ * evidence and a conclusion that combines them: what to do, with the numbers and the caveats
+ * (docs/ai-resources.md#analyst). With a model, the model reads the same facts, may add steps by
+ * tool calls, and writes the narrative.
  */
 export const analyst = defineResource({
   method: 'GET',
   path: '/api/v1/analyst',
   description: 'Multi-step AI analyst',
   price: PRICE_0_05,
+  // Its handler acts or costs: one balance never pays for two runs (docs/reliability.md).
+  gate: { reserveBalance: true },
   // Priced by the `/api/v1/analyst*` pattern and listed under it, with no resource URL of its own
   // in the catalog (docs/fee-service-contract.md#price-patterns).
   discovery: {
@@ -93,10 +97,12 @@ export const analyst = defineResource({
       return fail('upstream_unavailable', verdict.message, { 'retry-after': '10' });
     const facts = {
       question: q,
+      intents: answer.intents,
       planned_by: answer.planned_by,
-      steps: answer.steps,
+      steps: answer.steps.map(({ findings: _findings, ...step }) => step),
       dropped: answer.dropped,
       conclusion: verdict.conclusion,
+      synthesis: verdict.synthesis,
     };
     return aiAnswer({
       reading: read.reading,

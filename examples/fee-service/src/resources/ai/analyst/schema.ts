@@ -1,11 +1,17 @@
 import * as z from 'zod';
-import { ANALYST_STEPS } from '../../../analysis/analyst/plan';
+import { ANALYST_INTENTS, ANALYST_STEPS } from '../../../analysis/analyst/plan';
 import { aiBodySchema } from '../shared/schema';
 
 export const AnalystFactsSchema = z
   .strictObject({
     question: z.string(),
-    planned_by: z.enum(['rules', 'model']).describe('Who chose the steps'),
+    intents: z
+      .array(z.enum(ANALYST_INTENTS))
+      .min(1)
+      .describe('What the question is after, the first answered by the conclusion'),
+    planned_by: z
+      .enum(['rules', 'rules_and_model'])
+      .describe('Who chose the steps: the rules, or the rules and then the model by tool calls'),
     steps: z.array(
       z.strictObject({
         step: z.enum(ANALYST_STEPS),
@@ -20,7 +26,31 @@ export const AnalystFactsSchema = z
     dropped: z
       .array(z.strictObject({ step: z.enum(ANALYST_STEPS), why: z.string() }))
       .describe('Planned steps past max_steps'),
-    conclusion: z.string().describe('The most decisive step’s finding'),
+    conclusion: z.string().describe('What to do, combined from the steps’ findings, with the numbers'),
+    synthesis: z
+      .strictObject({
+        intent: z.enum(ANALYST_INTENTS),
+        action: z
+          .enum(['send', 'wait', 'bump', 'nothing_to_do', 'none'])
+          .describe('What the conclusion advises'),
+        conclusion: z.string(),
+        figures: z
+          .array(
+            z.strictObject({
+              name: z.string(),
+              value: z.number(),
+              unit: z.string(),
+              from: z.enum(ANALYST_STEPS).describe('The step whose evidence holds it'),
+            }),
+          )
+          .describe('Every number the conclusion states'),
+        caveats: z
+          .array(z.string())
+          .describe('What the figures do not promise, and what the evidence lacked'),
+        combined: z.array(z.enum(ANALYST_STEPS)).describe('The steps whose findings the conclusion combines'),
+      })
+      .nullable()
+      .describe('How the conclusion was combined; null when only steps without findings ran'),
   })
   .describe('The analyst’s report: each step, its evidence and the conclusion');
 

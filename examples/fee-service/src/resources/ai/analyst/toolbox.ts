@@ -2,13 +2,13 @@ import { btcToSats } from '../../../analysis/advice/amount';
 import { adviseFee } from '../../../analysis/advice/analyze';
 import { URGENCIES, URGENCY_HORIZON_BLOCKS, type Urgency } from '../../../analysis/advice/context-words';
 import { type AnalystToolbox, StepFailure, type StepOutput } from '../../../analysis/analyst/run';
-import { formatInt, formatRate, formatSats } from '../../../analysis/format';
+import { formatInt, formatRate, formatSats, plural } from '../../../analysis/format';
 import type { FeeMarket } from '../../../analysis/market';
 import type { TransactionFacts } from '../../../analysis/transaction/analyze';
 import type { CapabilitySet } from '../../../capabilities';
+import type { Observatory } from '../../../capabilities/observatory/observatory';
 import { FeeServiceError } from '../../../domain/errors';
 import { decideSendWait } from '../../../domain/send-wait';
-import type { Observatory } from '../../../observatory/observatory';
 import { UpstreamNotFoundError } from '../../../upstreams/errors';
 import { readFeeLandscape } from '../../fees/landscape/read';
 import { feeLandscape } from '../../fees/landscape/resource';
@@ -19,6 +19,15 @@ import type { NextBlock } from '../../mining/nextblock/schema';
 import { NoReadingError } from '../../shared/cached-reading';
 import { explainBlockFacts, explainTransactionFacts, InconsistentUpstreamError } from '../shared/chain';
 import { EVIDENCE_WINDOW_HOURS, OBSERVATORY_SOURCE, observatoryOf, recentFloor } from '../shared/observatory';
+import {
+  adviceFindings,
+  blockFindings,
+  decisionFindings,
+  estimatorFindings,
+  landscapeFindings,
+  nextBlockFindings,
+  transactionFindings,
+} from './findings';
 
 /** An upstream failure as a step failure: unknown target, or data unavailable. */
 function asStepFailure(error: unknown, what: string): never {
@@ -39,11 +48,11 @@ function transactionSummary(facts: TransactionFacts): string {
     ? `pays ${formatSats(fee.fee_sat)} for ${formatInt(transaction.vsize)} vB (${formatRate(fee.fee_rate_sat_vb)})`
     : `has an unknown fee (${formatInt(transaction.vsize)} vB)`;
   const where = status.confirmed
-    ? `is confirmed with ${formatInt(status.confirmations)} confirmations`
-    : market?.would_confirm_next_block
-      ? 'is unconfirmed but pays enough for the next block now'
+    ? `is confirmed with ${plural(status.confirmations, 'confirmation')}`
+    : market?.would_be_included_next_block
+      ? `is unconfirmed and reaches the next block's entry rate of ${formatRate(market.next_block_floor_sat_vb)}: as projected now it would be included`
       : market
-        ? `is unconfirmed and below today's next-block floor of ${formatRate(market.next_block_floor_sat_vb)}`
+        ? `is unconfirmed and below the next block's entry rate of ${formatRate(market.next_block_floor_sat_vb)}`
         : 'is unconfirmed';
   return `Transaction ${transaction.txid.slice(0, 16)}… ${paid} and ${where}.`;
 }
@@ -55,7 +64,7 @@ function previewStep(market: FeeMarket): StepOutput {
   });
   const { tiers } = market;
   return {
-    summary: `Fastest ${formatRate(tiers.fastest)}, hour ${formatRate(tiers.hour)}, economy ${formatRate(tiers.economy)}; the mempool holds ${formatInt(market.mempool_vsize)} vB (${formatInt(market.projected_block_count)} blocks).`,
+    summary: `Fastest ${formatRate(tiers.fastest)}, hour ${formatRate(tiers.hour)}, economy ${formatRate(tiers.economy)}; the mempool holds ${formatInt(market.mempool_vsize)} vB (${plural(market.projected_block_count, 'block')}).`,
     evidence: {
       fee_rates_sat_vb: tiers,
       mempool: figures.mempool,
@@ -77,10 +86,12 @@ function decisionStep(market: FeeMarket): StepOutput {
         ? `send-wait-v1 says wait: a lower tier saves ${formatRate(sat_vb)} (${percent}% of the fastest rate).`
         : `send-wait-v1 says send: waiting would save only ${formatRate(sat_vb)} (${percent}%).`,
     evidence: {
+      fee_rates_sat_vb: market.tiers,
       decision: result.decision,
       reason_codes: result.reason_codes,
       potential_savings: result.potential_savings,
     },
+    findings: { decision: decisionFindings(result, market.tiers) },
   };
 }
 
@@ -90,8 +101,9 @@ function nextBlockStep(body: NextBlock): StepOutput {
   const source =
     data.basis === 'block_template' ? "Bitcoin Core's block template" : "mempool.space's projection";
   return {
-    summary: `The next block (height ${data.height}, from ${source}) holds ${formatInt(data.transaction_count)} transactions in ${formatInt(data.vsize)} vB; getting in takes ${formatRate(data.entry_fee_rate_sat_vb)} (median ${formatRate(data.fee_rates_sat_vb.p50)}), and its fees of ${formatSats(data.fees.total_sat)} are ${data.fees.fees_share_percent}% of the reward.`,
+    summary: `The next block (height ${data.height}, from ${source}) holds ${plural(data.transaction_count, 'transaction')} in ${formatInt(data.vsize)} vB; getting in takes ${formatRate(data.entry_fee_rate_sat_vb)} (median ${formatRate(data.fee_rates_sat_vb.p50)}), and its fees of ${formatSats(data.fees.total_sat)} are ${data.fees.fees_share_percent}% of the reward.`,
     evidence: body,
+    findings: { next_block: nextBlockFindings(body) },
   };
 }
 
@@ -104,26 +116,30 @@ function landscapeStep(body: FeeLandscape): StepOutput {
       ? formatRate(fastest.high_sat_vb)
       : `${formatRate(fastest.low_sat_vb)} to ${formatRate(fastest.high_sat_vb)}`;
   return {
-    summary: `The fee environment is ${data.environment.name}: the fastest tier is ${range} across ${fastest.quotes.length} ${fastest.quotes.length === 1 ? 'source' : 'sources'}, block median rates are ${data.trend.direction} (${data.trend.change_percent}%), and send-wait-v1 says ${data.send_wait.decision}.`,
+    summary: `The fee environment is ${data.environment.name}: the fastest tier is ${range} across ${plural(fastest.quotes.length, 'source')}, block median rates are ${data.trend.direction} (${data.trend.change_percent}%), and send-wait-v1 says ${data.send_wait.decision}.`,
     evidence: body,
+    findings: { landscape: landscapeFindings(body) },
   };
 }
 
 async function observatoryStep(observatory: Observatory): Promise<StepOutput> {
   const board = await observatory.scoreboard({ hours: EVIDENCE_WINDOW_HOURS });
-  const best = board.horizons
-    .map((target) => board.rows.find((r) => r.target === target && r.rank === 1))
-    .filter((r) => r !== undefined);
-  if (best.length === 0)
+  const findings = estimatorFindings(board);
+  if (findings.best.length === 0)
     return {
-      summary: `The observatory has no scored estimates yet (${board.empty_reason ?? 'no data'}).`,
+      summary: `The observatory has no scored estimates yet (${findings.empty_reason}).`,
       evidence: board,
+      findings: { estimators: findings },
     };
+  const best = findings.best.map(
+    (b) => board.rows.find((r) => r.target === b.target && r.source === b.source)!,
+  );
   return {
-    summary: `Over the last ${EVIDENCE_WINDOW_HOURS} hours the best-ranked estimators were ${best
-      .map((r) => `${r.source} at ${r.target} blocks (hit rate ${Math.round((r.hit_rate ?? 0) * 100)}%)`)
+    summary: `Over the last ${EVIDENCE_WINDOW_HOURS} hours the scoreboard ranks first ${findings.best
+      .map((r) => `${r.source} at ${plural(r.target, 'block')} (hit rate ${Math.round(r.hit_rate * 100)}%)`)
       .join(', ')}.`,
     evidence: { window: board.window, best },
+    findings: { estimators: findings },
   };
 }
 
@@ -146,7 +162,7 @@ export function analystToolbox(capabilities: CapabilitySet, market: FeeMarket): 
       const probe = adviseFee({ market, ...(urgency ? { urgency } : {}) });
       const source = OBSERVATORY_SOURCE[capabilities.bitcoin?.primary ?? 'mempool'];
       const [floor, hit] = await Promise.all([
-        recentFloor(capabilities),
+        recentFloor(capabilities, market.tiers.minimum),
         observatory
           ?.hitRate(source, URGENCY_HORIZON_BLOCKS[probe.urgency], EVIDENCE_WINDOW_HOURS)
           .catch(() => undefined),
@@ -169,6 +185,7 @@ export function analystToolbox(capabilities: CapabilitySet, market: FeeMarket): 
       return {
         summary: `For ${facts.urgency} urgency pay ${formatRate(facts.recommended_fee_rate_sat_vb)}, about ${formatSats(facts.fee_sat)} for ${facts.assumed_vsize} vB; ${facts.decision === 'wait' ? 'consider waiting' : 'send now'}.`,
         evidence: facts,
+        findings: { advice: adviceFindings(facts) },
       };
     },
   };
@@ -180,7 +197,11 @@ export function analystToolbox(capabilities: CapabilitySet, market: FeeMarket): 
       const facts = await explainTransactionFacts({ reader: mempool, txid, market }).catch((e) =>
         asStepFailure(e, `transaction ${txid}`),
       );
-      return { summary: transactionSummary(facts), evidence: facts };
+      return {
+        summary: transactionSummary(facts),
+        evidence: facts,
+        findings: { transaction: transactionFindings(facts) },
+      };
     };
     toolbox.explain_block = async (args) => {
       const ref = (args.hash_or_height ?? '').toLowerCase();
@@ -193,6 +214,7 @@ export function analystToolbox(capabilities: CapabilitySet, market: FeeMarket): 
       return {
         summary: `Block ${formatInt(facts.block.height)}${facts.block.pool ? ` (${facts.block.pool})` : ''} is ${facts.block.fullness_percent}% full with fees of ${formatSats(facts.fees.total_fee_sat)}${rates ? ` and a median rate of ${formatRate(rates.p50)}` : ''}.`,
         evidence: facts,
+        findings: { block: blockFindings(facts) },
       };
     };
   }

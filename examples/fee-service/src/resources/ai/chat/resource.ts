@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { answerQuestion } from '../../../analysis/chat/answer';
+import { answerQuestion, understandQuestion } from '../../../analysis/chat/answer';
 import { createKnowledgeIndex, type KnowledgeIndex } from '../../../analysis/chat/retrieve';
 import { writeProse } from '../../../capabilities/language-model/prose';
 import { defineResource, type ResourceRefusal } from '../../kit';
@@ -32,15 +32,18 @@ const CHAT_ERRORS = {
 } as const;
 
 /**
- * GET /api/v1/ai/chat?q= (0.01): answers from the project's knowledge base (MiniSearch) and the
- * live figures of the validated snapshot, citing both. A question outside the domain is refused
- * 422 before any challenge (docs/ai-resources.md#chat).
+ * GET /api/v1/ai/chat?q= (0.01): computes what the question asks (fees for a size and rate, RBF
+ * against CPFP, units, block times, the next block's rate, the subsidy…), then answers from the
+ * project's knowledge base (MiniSearch) and the live figures of the validated snapshot, citing all
+ * three. A question outside the domain is refused 422 before any challenge (docs/ai-resources.md#chat).
  */
 export const chat = defineResource({
   method: 'GET',
   path: '/api/v1/ai/chat',
   description: 'Bitcoin knowledge chatbot',
   price: PRICE_0_01,
+  // Its handler acts or costs: one balance never pays for two runs (docs/reliability.md).
+  gate: { reserveBalance: true },
   discovery: { category: 'ai', keywords: ['bitcoin', 'chat', 'ai'], operationId: 'chat' },
   input: { queryParams: z.strictObject({ q: QuestionSchema }) },
   output: ChatBodySchema,
@@ -49,8 +52,8 @@ export const chat = defineResource({
   rateLimit: aiRateLimit,
   precondition: requireSnapshot,
   check(input): ResourceRefusal<keyof typeof CHAT_ERRORS> | undefined {
-    const retrieval = knowledgeIndex().retrieve(input.query.q);
-    return retrieval.inDomain ? undefined : { code: 'out_of_domain', message: retrieval.reason };
+    const understood = understandQuestion(input.query.q, knowledgeIndex());
+    return understood.inDomain ? undefined : { code: 'out_of_domain', message: understood.reason };
   },
   async handler({ input, capabilities, requestId, fail }) {
     const read = readMarket(capabilities, requestId);
@@ -59,7 +62,8 @@ export const chat = defineResource({
     if (!outcome.ok) return fail('out_of_domain', outcome.reason);
     const prose = await writeProse({
       model: capabilities.languageModel,
-      subject: 'the answer to this question, citing entries as [id] and live figures as [live]',
+      subject:
+        'the answer to this question: first what was computed (cited as [computed]), then entries as [id] and live figures as [live]',
       question: input.query.q,
       facts: outcome.facts,
       deterministic: outcome.prose,

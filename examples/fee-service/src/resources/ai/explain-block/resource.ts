@@ -1,18 +1,11 @@
 import * as z from 'zod';
 import { blockProse } from '../../../analysis/block/prose';
-import { writeProse } from '../../../capabilities/language-model/prose';
 import { defineResource } from '../../kit';
 import { BlockRefSchema } from '../../shared/inputs';
 import { PRICE_0_01 } from '../../shared/planned';
-import {
-  AI_ERROR_CODES,
-  aiAnswer,
-  aiRateLimit,
-  readMarket,
-  requireSnapshot,
-  upstreamFailure,
-} from '../shared/answer';
+import { AI_ERROR_CODES, aiRateLimit, requireSnapshot } from '../shared/answer';
 import { explainBlockFacts } from '../shared/chain';
+import { explainer, needsMempoolDialect } from '../shared/explain';
 import { ExplainBlockBodySchema } from './schema';
 
 export const EXPLAIN_BLOCK_ALGORITHM = 'explain-block-v1';
@@ -27,6 +20,8 @@ export const explainBlock = defineResource({
   path: '/api/v1/ai/explain/block/:hash_or_height',
   description: 'Block analysis',
   price: PRICE_0_01,
+  // Its handler acts or costs: one balance never pays for two runs (docs/reliability.md).
+  gate: { reserveBalance: true },
   discovery: { category: 'ai', keywords: ['bitcoin', 'block', 'explain', 'ai'], operationId: 'explainBlock' },
   input: { pathParams: z.strictObject({ hash_or_height: BlockRefSchema }) },
   output: ExplainBlockBodySchema,
@@ -36,31 +31,15 @@ export const explainBlock = defineResource({
     no_validated_snapshot: AI_ERROR_CODES.no_validated_snapshot,
   },
   needs: ['snapshots', 'bitcoin'],
-  unavailable: (capabilities) =>
-    capabilities.bitcoin?.mempool
-      ? undefined
-      : 'needs a mempool.space-dialect upstream (MEMPOOL_URL) for blocks',
+  unavailable: needsMempoolDialect('blocks'),
   rateLimit: aiRateLimit,
   precondition: requireSnapshot,
-  async handler({ input, capabilities, requestId, fail }) {
-    const read = readMarket(capabilities, requestId);
-    if ('error' in read) return read.error;
-    let facts: Awaited<ReturnType<typeof explainBlockFacts>>;
-    try {
-      facts = await explainBlockFacts({
-        reader: capabilities.bitcoin.mempool!,
-        hashOrHeight: input.params.hash_or_height.toLowerCase(),
-        market: read.market,
-      });
-    } catch (error) {
-      return upstreamFailure(error, 'unknown_block', fail);
-    }
-    const prose = await writeProse({
-      model: capabilities.languageModel,
-      subject: 'this Bitcoin block',
-      facts,
-      deterministic: blockProse(facts),
-    });
-    return aiAnswer({ reading: read.reading, algorithm: EXPLAIN_BLOCK_ALGORITHM, facts, prose });
-  },
+  handler: explainer({
+    param: 'hash_or_height',
+    subject: 'this Bitcoin block',
+    algorithm: EXPLAIN_BLOCK_ALGORITHM,
+    notFound: 'unknown_block',
+    facts: (reader, hashOrHeight, market) => explainBlockFacts({ reader, hashOrHeight, market }),
+    prose: blockProse,
+  }),
 });

@@ -30,6 +30,16 @@ export const BlockFactsSchema = z
     fee_rates_sat_vb: z
       .strictObject({ min: rate, p10: rate, p25: rate, p50: rate, p75: rate, p90: rate, max: rate })
       .nullable(),
+    inclusion: z
+      .strictObject({
+        full: z.boolean().describe('Weight ≥ 3,960,000 WU'),
+        relay_minimum_sat_vb: rate.describe('The relay minimum (today’s minimum tier)'),
+        entry_rate_sat_vb: rate.describe(
+          'The lowest rate that would have been included: the relay minimum when the block had room, max(relay minimum, p10) when full (docs/fee-rules.md#would-have-been-included)',
+        ),
+      })
+      .nullable()
+      .describe('The block by the one rule; null without its fee rates'),
     recent: z
       .strictObject({
         blocks: sats.describe('Blocks before it compared with'),

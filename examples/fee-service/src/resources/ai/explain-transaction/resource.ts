@@ -1,18 +1,11 @@
 import * as z from 'zod';
 import { transactionProse } from '../../../analysis/transaction/prose';
-import { writeProse } from '../../../capabilities/language-model/prose';
 import { defineResource } from '../../kit';
 import { TxidSchema } from '../../shared/inputs';
 import { PRICE_0_01 } from '../../shared/planned';
-import {
-  AI_ERROR_CODES,
-  aiAnswer,
-  aiRateLimit,
-  readMarket,
-  requireSnapshot,
-  upstreamFailure,
-} from '../shared/answer';
-import { explainTransactionFacts } from '../shared/chain';
+import { AI_ERROR_CODES, aiRateLimit, requireSnapshot } from '../shared/answer';
+import { explainTransactionFacts, replacedAnswer, replacementOf } from '../shared/chain';
+import { explainer, needsMempoolDialect } from '../shared/explain';
 import { ExplainTransactionBodySchema } from './schema';
 
 export const EXPLAIN_TRANSACTION_ALGORITHM = 'explain-transaction-v1';
@@ -26,6 +19,8 @@ export const explainTransaction = defineResource({
   path: '/api/v1/ai/explain/transaction/:txid',
   description: 'Transaction explainer',
   price: PRICE_0_01,
+  // Its handler acts or costs: one balance never pays for two runs (docs/reliability.md).
+  gate: { reserveBalance: true },
   discovery: {
     category: 'ai',
     keywords: ['bitcoin', 'transaction', 'explain', 'ai'],
@@ -39,31 +34,22 @@ export const explainTransaction = defineResource({
     no_validated_snapshot: AI_ERROR_CODES.no_validated_snapshot,
   },
   needs: ['snapshots', 'bitcoin'],
-  unavailable: (capabilities) =>
-    capabilities.bitcoin?.mempool
-      ? undefined
-      : 'needs a mempool.space-dialect upstream (MEMPOOL_URL) for transactions',
+  unavailable: needsMempoolDialect('transactions'),
   rateLimit: aiRateLimit,
   precondition: requireSnapshot,
-  async handler({ input, capabilities, requestId, fail }) {
-    const read = readMarket(capabilities, requestId);
-    if ('error' in read) return read.error;
-    let facts: Awaited<ReturnType<typeof explainTransactionFacts>>;
-    try {
-      facts = await explainTransactionFacts({
-        reader: capabilities.bitcoin.mempool!,
-        txid: input.params.txid.toLowerCase(),
-        market: read.market,
-      });
-    } catch (error) {
-      return upstreamFailure(error, 'unknown_transaction', fail);
-    }
-    const prose = await writeProse({
-      model: capabilities.languageModel,
-      subject: 'this Bitcoin transaction',
-      facts,
-      deterministic: transactionProse(facts),
-    });
-    return aiAnswer({ reading: read.reading, algorithm: EXPLAIN_TRANSACTION_ALGORITHM, facts, prose });
-  },
+  handler: explainer({
+    param: 'txid',
+    subject: 'this Bitcoin transaction',
+    algorithm: EXPLAIN_TRANSACTION_ALGORITHM,
+    notFound: 'unknown_transaction',
+    facts: (reader, txid, market) => explainTransactionFacts({ reader, txid, market }),
+    prose: transactionProse,
+    // Not known because it was replaced (RBF): the 404 says by which transaction.
+    async whenNotFound(reader, txid, fail) {
+      const replacement = await replacementOf(reader, txid);
+      if (!replacement) return undefined;
+      const { message, headers } = replacedAnswer(txid, replacement);
+      return fail('unknown_transaction', message, headers);
+    },
+  }),
 });

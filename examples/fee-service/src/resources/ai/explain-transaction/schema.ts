@@ -71,14 +71,32 @@ export const TransactionFactsSchema = z
     market: z
       .strictObject({
         reference: z.enum(['next_block_now', 'confirming_block']).describe('What the rate is compared with'),
-        next_block_floor_sat_vb: rate.describe('Lowest rate that gets into the next block now'),
+        next_block_floor_sat_vb: rate.describe(
+          'The next block’s entry rate now: the lowest rate it would include (docs/fee-rules.md#would-have-been-included)',
+        ),
         floor_source: z.enum(['projected_block', 'minimum_tier', 'fastest_tier']),
         tiers: TiersSchema,
         tier_met: z.enum(['fastest', 'half_hour', 'hour', 'economy', 'minimum', 'below_minimum']),
-        would_confirm_next_block: z.boolean().nullable().describe('Unconfirmed only'),
+        would_be_included_next_block: z
+          .boolean()
+          .nullable()
+          .describe(
+            'Unconfirmed only: its rate reaches the next block’s entry rate, so as projected now it would be included',
+          ),
         block_p10_sat_vb: rate.nullable().describe('Confirmed only: p10 of its block'),
-        overpaid_sat_vb: rate.describe('Rate above the reference floor'),
-        overpaid_sat: sats.describe('Sats paid above what the floor needed at this vsize'),
+        block_full: z
+          .boolean()
+          .nullable()
+          .describe('Confirmed only: its block was full (weight ≥ 3,960,000 WU); null when not known'),
+        block_entry_rate_sat_vb: rate
+          .nullable()
+          .describe(
+            'Confirmed only: the lowest rate that would have been included in its block — the relay minimum (the minimum tier now) when it had room, max(relay minimum, p10) when full',
+          ),
+        overpaid_sat_vb: rate.describe(
+          'Rate above the reference entry rate (the next block’s, or its block’s)',
+        ),
+        overpaid_sat: sats.describe('Sats paid above a fee at that entry rate for this vsize (rounded up)'),
       })
       .nullable(),
     cpfp: z

@@ -39,6 +39,8 @@ export const feeAdvice = defineResource({
   path: '/api/v1/ai/fees/advice',
   description: 'Fee optimization recommendation (AI)',
   price: PRICE_0_01,
+  // Its handler acts or costs: one balance never pays for two runs (docs/reliability.md).
+  gate: { reserveBalance: true },
   discovery: { category: 'ai', keywords: ['bitcoin', 'fees', 'advice', 'ai'], operationId: 'getFeeAdvice' },
   input: { queryParams: FeeAdviceQuerySchema },
   output: FeeAdviceBodySchema,
@@ -58,7 +60,7 @@ export const feeAdvice = defineResource({
     });
     const source = OBSERVATORY_SOURCE[capabilities.bitcoin.primary];
     const [floor, hit] = await Promise.all([
-      recentFloor(capabilities),
+      recentFloor(capabilities, read.market.tiers.minimum),
       observatory
         ?.hitRate(source, URGENCY_HORIZON_BLOCKS[probe.urgency], EVIDENCE_WINDOW_HOURS)
         .catch(() => undefined),

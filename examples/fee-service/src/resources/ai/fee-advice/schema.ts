@@ -26,10 +26,19 @@ export const AdviceFactsSchema = z
       vs_next_block_percent: z.number().min(0),
       by_deferring_sat: sats.nullable(),
     }),
-    recent_floor_sat_vb: rate.nullable().describe('Median p10 of recent blocks'),
+    recent_floor_sat_vb: rate
+      .nullable()
+      .describe(
+        'Median entry rate of recent blocks: the lowest rate each would have included (docs/fee-rules.md#would-have-been-included)',
+      ),
     amount: z.strictObject({ amount_sat: sats, fee_share_percent: z.number().min(0) }).nullable(),
     warnings: z.array(
-      z.enum(['fee_exceeds_amount', 'fee_above_1_percent_of_amount', 'context_words_ignored']),
+      z.enum([
+        'fee_exceeds_amount',
+        'fee_above_1_percent_of_amount',
+        'context_words_ignored',
+        'tier_rarely_included',
+      ]),
     ),
     confidence: z.union([
       z.strictObject({

@@ -3,11 +3,11 @@ import type { CapabilitySet } from '../../../capabilities';
 import type { ProseResult } from '../../../capabilities/language-model/prose';
 import type { ServiceConfig } from '../../../config';
 import { FeeServiceError } from '../../../domain/errors';
-import { type ErrorCodeSpec, SERVICE_ERROR_CODES } from '../../../http/respond';
+import type { ErrorCodeSpec } from '../../../http/respond';
 import type { NamedRateLimit, RouteResult } from '../../../http/types';
 import type { CurrentSnapshot } from '../../../snapshot/service';
 import { UpstreamNotFoundError } from '../../../upstreams/errors';
-import { readSnapshot } from '../../shared/snapshot-reading';
+import { NO_VALIDATED_SNAPSHOT, readSnapshot } from '../../shared/snapshot-reading';
 import { InconsistentUpstreamError } from './chain';
 
 /** Error codes the AI resources answer (each a status ≥ 400: never settled). */
@@ -15,7 +15,8 @@ export const AI_ERROR_CODES = {
   unknown_transaction: {
     status: 404,
     retryable: false,
-    description: 'The upstream does not know this transaction; the payment was not settled.',
+    description:
+      'The upstream does not know this transaction; when it was replaced (RBF) the message says by which transaction and X-Replaced-By carries its txid. The payment was not settled.',
   },
   unknown_block: {
     status: 404,
@@ -33,7 +34,7 @@ export const AI_ERROR_CODES = {
     description:
       'The question is not about Bitcoin fees, the mempool, transactions or blocks; the payment was not settled.',
   },
-  no_validated_snapshot: SERVICE_ERROR_CODES.no_validated_snapshot,
+  no_validated_snapshot: NO_VALIDATED_SNAPSHOT,
 } as const satisfies Record<string, ErrorCodeSpec>;
 export type AiErrorCode = keyof typeof AI_ERROR_CODES;
 

@@ -15,7 +15,36 @@ export type ChainReader = Pick<
   | 'fetchRecentBlocks'
   | 'fetchBlockHash'
   | 'fetchBlockTxSummaries'
+  | 'fetchReplacement'
 >;
+
+/**
+ * Why the upstream does not know a transaction, when it can say: replaced by another (RBF), from
+ * mempool.space's RBF history. Undefined when it was not replaced or the history cannot be read —
+ * an answer about a refusal never fails for it.
+ */
+export async function replacementOf(
+  reader: ChainReader,
+  txid: string,
+): Promise<{ replaced_by: string; latest: string } | undefined> {
+  try {
+    return await reader.fetchReplacement(txid);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 404's words and header for a transaction the upstream no longer has because it was replaced. */
+export function replacedAnswer(txid: string, replacement: { replaced_by: string; latest: string }) {
+  const latest =
+    replacement.latest === replacement.replaced_by
+      ? ''
+      : `, itself replaced since: the latest is ${replacement.latest}`;
+  return {
+    message: `transaction ${txid} was replaced by ${replacement.replaced_by} (replace-by-fee) and is no longer in the mempool${latest}; explain that one instead. The payment was not settled.`,
+    headers: { 'x-replaced-by': replacement.replaced_by },
+  };
+}
 
 /** The upstream's data does not hold together (its hex is not the transaction it named). */
 export class InconsistentUpstreamError extends Error {
@@ -66,6 +95,7 @@ export async function explainTransactionFacts(options: {
     throw new InconsistentUpstreamError(`the upstream's raw hex hashes to ${parsed.txid}, not ${txid}`);
   const { status } = tx;
   let blockFeeRange: number[] | undefined;
+  let blockWeight: number | undefined;
   let cpfp:
     | {
         ancestors: { txid: string; fee: number; weight: number }[];
@@ -75,6 +105,7 @@ export async function explainTransactionFacts(options: {
   if (status.confirmed && status.block_height !== undefined) {
     const [block] = await reader.fetchRecentBlocks(status.block_height);
     blockFeeRange = block?.height === status.block_height ? block.extras?.feeRange : undefined;
+    blockWeight = block?.height === status.block_height ? block.weight : undefined;
   } else if (!status.confirmed) {
     const view = await optional(reader.fetchCpfp(txid));
     if (view) cpfp = { ancestors: view.ancestors ?? [], descendants: view.descendants ?? [] };
@@ -90,6 +121,7 @@ export async function explainTransactionFacts(options: {
     status: status_,
     market,
     ...(blockFeeRange ? { blockFeeRange } : {}),
+    ...(blockWeight !== undefined ? { blockWeight } : {}),
     ...(cpfp ? { cpfp } : {}),
     upstream: { fee: tx.fee, weight: tx.weight },
   });
@@ -132,6 +164,7 @@ export async function explainBlockFacts(options: {
     block,
     previous: blocks.slice(1, 1 + RECENT_BLOCKS),
     tipHeight: market.tip_height,
+    relayMinimum: market.tiers.minimum,
     // The coinbase (first) pays no fee and is left out of the notable transactions.
     ...(txs ? { txs: txs.slice(1).map(({ txid, fee, vsize }) => ({ txid, fee, vsize })) } : {}),
   });

@@ -23,13 +23,15 @@ const data: LandscapeData = {
       tiers: tiers(13, 11, 9, 2, 1),
       targets: { '1': 13, '3': 11, '6': 9, '144': 2 },
       repaired: false,
+      lowered_targets: {},
     },
     {
       source: 'core-economical',
       status: 'ok',
       tiers: tiers(17.5, 12, 8, 1.5, 1),
-      targets: { '1': 17.5 },
+      targets: { '1': 17.5, '2': 17.5 },
       repaired: true,
+      lowered_targets: { '2': 18 },
     },
     { source: 'core-conservative', status: 'unavailable', reason: 'timed out' },
   ],
@@ -120,16 +122,38 @@ describe('buildFeeLandscape', () => {
     expect(body.meta).toMatchObject({ age_seconds: 4, stale: false, fetched_at: '2026-08-06T12:00:00.000Z' });
   });
 
-  it('cuts the histogram into bands whose estimated counts add up to the mempool count', () => {
-    const { bands } = histogramBands(data.mempool);
+  it('cuts the histogram into bands labelled by their buckets’ real bounds, counts adding up to the mempool count', () => {
+    // each bucket runs from its rate up to the next higher bucket's; the top one to the highest rate
+    const { bands } = histogramBands(data.mempool, 300);
     expect(bands.map((b) => [b.min_sat_vb, b.max_sat_vb, b.vsize])).toEqual([
-      [20, 30, 300_000],
-      [12, 15, 200_000],
-      [3, 4, 500_000],
-      [0, 1, 100_000],
+      [25, 300, 300_000],
+      [12, 25, 200_000],
+      [3.5, 12, 500_000],
+      [0.5, 3.5, 100_000],
     ]);
+    expect(histogramBands(data.mempool).bands[0]).toMatchObject({ min_sat_vb: 25, max_sat_vb: null });
     expect(bands.reduce((sum, b) => sum + b.transaction_count, 0)).toBe(3000);
     expect(bands[2]!.transaction_count).toBe(1364);
+  });
+
+  it('groups buckets at the fee levels by their lowest rate, each band spanning its buckets', () => {
+    const mempool = {
+      count: 40,
+      vsize: 400,
+      total_fee: 0,
+      histogram: [
+        [2.2, 100],
+        [3.9, 100],
+        [2.8, 100],
+        [1.1, 100],
+      ] as [number, number][],
+    };
+    // unsorted input is read highest first; 2.8 and 2.2 share the 2–3 level: one band 2.2–3.9
+    expect(histogramBands(mempool, 16.4).bands.map((b) => [b.min_sat_vb, b.max_sat_vb, b.vsize])).toEqual([
+      [3.9, 16.4, 100],
+      [2.2, 3.9, 200],
+      [1.1, 2.2, 100],
+    ]);
   });
 });
 
@@ -143,6 +167,15 @@ describe('fee-environment-v1', () => {
     [{ fastest: 25, projectedBlockCount: 5, recentMedian: 20 }, 'busy'],
   ] as const)('names %o %s', (input, name) => {
     expect(nameEnvironment(input).name).toBe(name);
+  });
+
+  it('counts the backlog in words: 1 projected block, 2 projected blocks', () => {
+    expect(nameEnvironment({ fastest: 25, projectedBlockCount: 1, recentMedian: 20 }).rule).toMatch(
+      /, 1 projected block$/,
+    );
+    expect(nameEnvironment({ fastest: 25, projectedBlockCount: 5, recentMedian: 20 }).rule).toMatch(
+      /, 5 projected blocks$/,
+    );
   });
 
   it('names the trend from the last 3 blocks against the 3 before', () => {

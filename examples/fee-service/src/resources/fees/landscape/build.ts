@@ -1,5 +1,6 @@
 import { ALGORITHM_VERSION } from '../../../domain/constants';
 import { feeForVsize } from '../../../domain/fee-math';
+import { projectedBlockEntry } from '../../../domain/inclusion';
 import { decideSendWait } from '../../../domain/send-wait';
 import { type FeeTiers, TIER_NAMES, type TierName } from '../../../domain/types';
 import type { ProjectedBlock } from '../../../snapshot/types';
@@ -34,19 +35,34 @@ function compareTiers(data: LandscapeData) {
 }
 
 /**
- * The histogram as bands: each upstream bucket ([rate, vsize], labelled by its lowest rate) goes
- * to the band holding its rate; counts are the band's vsize at the mean transaction size, with the
- * rounding remainder given to the largest bands so they add up to the mempool's count.
+ * The histogram as bands. An upstream bucket `[rate, vsize]` holds the transactions paying from its
+ * rate (its lowest) up to the next higher bucket's rate (mempool.space and electrs list them highest
+ * first); the highest bucket reaches the mempool's highest rate. Buckets are grouped at
+ * mempool.space's fee levels ({@link BAND_EDGES}) by their lowest rate, and each band is labelled by
+ * the real bounds of the buckets it holds — never by the level it was grouped at: a bucket from 3.9
+ * to 16.4 sat/vB is a band 3.9–16.4, not "3–4". Counts are the band's vsize at the mean transaction
+ * size, with the rounding remainder given to the largest bands so they add up to the mempool's count.
+ * @param highestRate the mempool's highest rate, sat/vB (the first projected block's), when known:
+ *   the top band's upper bound; without it the top band has none (`max_sat_vb: null`).
  */
-export function histogramBands(mempool: LandscapeData['mempool']) {
-  const vsizes = new Array<number>(BAND_EDGES.length).fill(0);
-  for (const [rate, vsize] of mempool.histogram) {
-    let band = 0;
-    while (band + 1 < BAND_EDGES.length && rate >= BAND_EDGES[band + 1]!) band += 1;
-    vsizes[band] = vsizes[band]! + vsize;
-  }
-  const totalVsize = vsizes.reduce((a, b) => a + b, 0);
-  const exact = vsizes.map((v) => (totalVsize === 0 ? 0 : (v * mempool.count) / totalVsize));
+export function histogramBands(mempool: LandscapeData['mempool'], highestRate?: number) {
+  const buckets = [...mempool.histogram].sort((a, b) => b[0] - a[0]);
+  const groups = new Map<number, { min: number; max: number | null; vsize: number }>();
+  buckets.forEach(([rate, vsize], i) => {
+    if (vsize <= 0) return;
+    const upper =
+      i > 0 ? buckets[i - 1]![0] : highestRate !== undefined && highestRate >= rate ? highestRate : null;
+    let level = 0;
+    while (level + 1 < BAND_EDGES.length && rate >= BAND_EDGES[level + 1]!) level += 1;
+    const group = groups.get(level);
+    if (group) {
+      group.min = rate;
+      group.vsize += vsize;
+    } else groups.set(level, { min: rate, max: upper, vsize });
+  });
+  const ordered = [...groups.values()]; // highest first: the buckets were
+  const totalVsize = ordered.reduce((sum, g) => sum + g.vsize, 0);
+  const exact = ordered.map((g) => (totalVsize === 0 ? 0 : (g.vsize * mempool.count) / totalVsize));
   const counts = exact.map(Math.floor);
   let remainder = mempool.count - counts.reduce((a, b) => a + b, 0);
   const byFraction = exact
@@ -54,25 +70,31 @@ export function histogramBands(mempool: LandscapeData['mempool']) {
     .sort((a, b) => b.f - a.f || a.i - b.i);
   for (const { i } of byFraction) {
     if (remainder <= 0) break;
-    if (vsizes[i] === 0) continue;
     counts[i] = counts[i]! + 1;
     remainder -= 1;
   }
-  const bands = [];
-  for (let i = BAND_EDGES.length - 1; i >= 0; i -= 1) {
-    if (vsizes[i] === 0) continue;
-    bands.push({
-      min_sat_vb: BAND_EDGES[i]!,
-      max_sat_vb: i + 1 < BAND_EDGES.length ? BAND_EDGES[i + 1]! : null,
-      vsize: vsizes[i]!,
-      transaction_count: counts[i]!,
-    });
-  }
+  const bands = ordered.map((g, i) => ({
+    min_sat_vb: round3(g.min),
+    max_sat_vb: g.max === null ? null : round3(g.max),
+    vsize: g.vsize,
+    transaction_count: counts[i]!,
+  }));
   return { bands, counts: 'estimated_from_mean_vsize' as const };
 }
 
-/** A projected block's figures as the landscape (and the dashboard) publish them; `index` 0 is the next block. */
-export function projectedBlockFigures(block: ProjectedBlock, index: number) {
+/** The highest fee rate of the projected blocks (the first holds it), sat/vB; undefined without any. */
+export function highestProjectedRate(blocks: readonly ProjectedBlock[]): number | undefined {
+  const highs = blocks.map((b) => b.fee_range.at(-1)).filter((r): r is number => r !== undefined);
+  return highs.length === 0 ? undefined : Math.max(...highs);
+}
+
+/**
+ * A projected block's figures as the landscape (and the dashboard) publish them; `index` 0 is the
+ * next block. Its entry rate is the rule's (docs/fee-rules.md#would-have-been-included): the relay
+ * minimum while it has room, its p10 (at least the relay minimum) once full.
+ */
+export function projectedBlockFigures(block: ProjectedBlock, index: number, relayMinimum: number) {
+  const { full, entry } = projectedBlockEntry(block, relayMinimum);
   return {
     index,
     vsize: Math.round(block.block_vsize),
@@ -81,6 +103,8 @@ export function projectedBlockFigures(block: ProjectedBlock, index: number) {
     median_fee_rate_sat_vb: round3(block.median_fee),
     min_fee_rate_sat_vb: round3(block.fee_range[0] ?? block.median_fee),
     max_fee_rate_sat_vb: round3(block.fee_range.at(-1) ?? block.median_fee),
+    full,
+    entry_fee_rate_sat_vb: entry,
   };
 }
 
@@ -134,8 +158,8 @@ function landscapeData(data: LandscapeData): FeeLandscape['data'] {
     sources: data.sources,
     tiers: compareTiers(data),
     mempool: { ...signal.mempool, total_fee_sat: data.mempool.total_fee },
-    histogram: histogramBands(data.mempool),
-    projected_blocks: data.projected_blocks.map(projectedBlockFigures),
+    histogram: histogramBands(data.mempool, highestProjectedRate(data.projected_blocks)),
+    projected_blocks: data.projected_blocks.map((block, i) => projectedBlockFigures(block, i, tiers.minimum)),
     recent_blocks: recent,
     trend,
     environment: nameEnvironment({

@@ -55,7 +55,7 @@ export function nameEnvironment(input: {
   }
   return {
     name: 'busy',
-    rule: `none of quiet, normal, congested or spike: fastest ${fastest} sat/vB, ${backlog} projected blocks`,
+    rule: `none of quiet, normal, congested or spike: fastest ${fastest} sat/vB, ${backlog} projected block${backlog === 1 ? '' : 's'}`,
   };
 }
 

@@ -1,6 +1,6 @@
 import { defineResource } from '../../kit';
 import { NoReadingError } from '../../shared/cached-reading';
-import { PRICE_0_005 } from '../../shared/planned';
+import { DASHBOARD_PASS, PRICE_0_005 } from '../../shared/planned';
 import { readFeeLandscape } from './read';
 import { FeeLandscapeSchema } from './schema';
 
@@ -17,6 +17,7 @@ export const feeLandscape = defineResource({
   path: '/api/v1/fees/landscape',
   description: 'Complete fee landscape analysis',
   price: PRICE_0_005,
+  gate: { signIn: DASHBOARD_PASS },
   discovery: {
     category: 'fees',
     keywords: ['bitcoin', 'fees', 'landscape', 'analysis'],

@@ -15,10 +15,15 @@ const SourceQuoteSchema = z
       tiers: FeeRatesSchema,
       targets: z
         .record(z.string().regex(/^\d+$/), z.number().min(0))
-        .describe('Confirmation target in blocks → rate as quoted, sat/vB.'),
+        .describe(
+          'Confirmation target in blocks → rate, sat/vB, in target order and never rising with the target: a longer target quoted above a shorter one is lowered to it (a running minimum from the shortest).',
+        ),
       repaired: z
         .boolean()
-        .describe('True when a longer target quoted more than a shorter one and was lowered.'),
+        .describe('True when a longer target (or tier) quoted more than a shorter one and was lowered.'),
+      lowered_targets: z
+        .record(z.string().regex(/^\d+$/), z.number().min(0))
+        .describe('Each target the repair lowered → its rate as quoted, sat/vB; empty when none was.'),
     }),
     z.strictObject({
       source: z.string(),
@@ -63,17 +68,23 @@ export const FeeLandscapeSchema = z
             bands: z
               .array(
                 z.strictObject({
-                  min_sat_vb: rate('Lower edge of the band, sat/vB (inclusive).'),
+                  min_sat_vb: rate(
+                    'Lower edge of the band, sat/vB (inclusive): the lowest rate of the upstream buckets it holds.',
+                  ),
                   max_sat_vb: z
                     .number()
                     .min(0)
                     .nullable()
-                    .describe('Upper edge (exclusive); null for the top band.'),
+                    .describe(
+                      'Upper edge: the next band’s lower edge (exclusive); for the top band the mempool’s highest rate (its first projected block’s, inclusive), null when the upstream gives none.',
+                    ),
                   vsize: count('Virtual size of the mempool in this band, vB.'),
                   transaction_count: count('Transactions in this band (estimated, see counts).'),
                 }),
               )
-              .describe('The mempool by fee-rate band, highest first; empty bands left out.'),
+              .describe(
+                'The mempool by fee-rate band, highest first; empty bands left out. The upstream’s buckets (each from its rate up to the next higher bucket’s) are grouped at mempool.space’s fee levels by their lowest rate, and a band’s bounds are those of its buckets.',
+              ),
             counts: z
               .literal('estimated_from_mean_vsize')
               .describe(
@@ -91,6 +102,10 @@ export const FeeLandscapeSchema = z
               median_fee_rate_sat_vb: rate('Median rate, sat/vB.'),
               min_fee_rate_sat_vb: rate('Lowest rate, sat/vB.'),
               max_fee_rate_sat_vb: rate('Highest rate, sat/vB.'),
+              full: z.boolean().describe('At least 990,000 vB (3,960,000 WU): full.'),
+              entry_fee_rate_sat_vb: rate(
+                'The lowest rate it would include: the relay minimum (mempool.space’s minimum tier) while it has room, its 10th-percentile rate (at least the relay minimum) once full (docs/fee-rules.md#would-have-been-included).',
+              ),
             }),
           )
           .describe('The mempool cut into the next blocks (at most 8).'),

@@ -1,13 +1,11 @@
-import { buildFeeDecision } from '../../../domain/builders';
-import { SERVICE_ERROR_CODES } from '../../../http/respond';
 import type { CurrentSnapshot, SnapshotService } from '../../../snapshot/service';
-import { defineResource } from '../../kit';
-import { readSnapshot } from '../../shared/snapshot-reading';
+import { defineResource, perEnvironment } from '../../kit';
+import { feeSchemaConstantsOf } from '../../shared/snapshot-meta';
+import { NO_VALIDATED_SNAPSHOT, readSnapshot } from '../../shared/snapshot-reading';
+import { buildFeeDecision } from './build';
+import { FEE_DECISION_OFFER } from './offer';
+import { feeDecisionSchema } from './schema';
 
-/** 0.001 USDC in atomic units (docs/fee-service-contract.md#get-apiv1feesnow). */
-export const FEE_DECISION_AMOUNT = '1000';
-/** Payment max timeout of the decision (docs/fee-service-contract.md#limits). */
-export const FEE_DECISION_MAX_TIMEOUT_SECONDS = 60;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 /**
@@ -32,19 +30,23 @@ function readingAfterSettlement(snapshots: SnapshotService, requestId: string): 
  * before any challenge when no validated snapshot exists; paused in the production profile.
  */
 export const feeDecision = defineResource({
-  method: 'GET',
-  path: '/api/v1/fees/now',
+  method: FEE_DECISION_OFFER.method,
+  path: FEE_DECISION_OFFER.path,
   description: 'Send-or-wait timing decision (send-wait-v1) from the validated mempool snapshot',
-  price: { amount: FEE_DECISION_AMOUNT, maxTimeoutSeconds: FEE_DECISION_MAX_TIMEOUT_SECONDS },
+  price: FEE_DECISION_OFFER.price,
   discovery: {
     category: 'fees',
     keywords: ['bitcoin', 'fees', 'timing', 'decision', 'send-wait-v1'],
     operationId: 'getFeeTimingDecision',
   },
-  output: (env) => env.schemas.FeeDecision,
+  output: perEnvironment((env) => feeDecisionSchema(feeSchemaConstantsOf(env))),
   errors: {
-    no_validated_snapshot: SERVICE_ERROR_CODES.no_validated_snapshot,
-    payment_not_settled: SERVICE_ERROR_CODES.payment_not_settled,
+    no_validated_snapshot: NO_VALIDATED_SNAPSHOT,
+    payment_not_settled: {
+      status: 502,
+      retryable: false,
+      description: 'The payment has no confirmed settlement; nothing was served.',
+    },
   },
   needs: ['snapshots', 'payments'],
   availability: { production: 'paused' },

@@ -11,6 +11,23 @@ export const HISTORY_UNAVAILABLE: ErrorCodeSpec = {
     'The observatory history could not be read (its database is unavailable); nothing was charged.',
 };
 
+/**
+ * The window or page asked for holds nothing to sell (a scoreboard with nothing judged, no
+ * estimate recorded, no block): answered before any challenge, so it is never charged.
+ */
+export const NO_DATA: ErrorCodeSpec = {
+  status: 404,
+  retryable: false,
+  description:
+    'The window or page asked for holds nothing (no judged estimate, no recorded estimate or block); refused before any challenge, nothing charged. The message says why and what would have data.',
+};
+
+/** What a `sellable` check refuses with when the history cannot be read. */
+export const historyUnreadable = {
+  code: 'history_unavailable',
+  message: 'the observatory history could not be read',
+} as const;
+
 /** `meta` of every observatory answer. */
 export const ObservatoryMetaSchema = z
   .strictObject({

@@ -1,8 +1,8 @@
-import { buildFeePreview } from '../../../domain/builders';
 import { EncodedJson, requestIdOf } from '../../../http/respond';
 import type { RouteContext, RouteResult } from '../../../http/types';
 import type { CurrentSnapshot, SnapshotService } from '../../../snapshot/service';
 import { readSnapshot } from '../../shared/snapshot-reading';
+import { buildFeePreview } from './build';
 
 /** What the preview reads: the snapshots and the network of the paid decision it advertises. */
 export interface PreviewSources {

@@ -1,6 +1,8 @@
-import { SERVICE_ERROR_CODES } from '../../../http/respond';
-import { defineResource } from '../../kit';
+import { defineResource, perEnvironment } from '../../kit';
+import { feeSchemaConstantsOf } from '../../shared/snapshot-meta';
+import { NO_VALIDATED_SNAPSHOT } from '../../shared/snapshot-reading';
 import { createPreviewResponder } from './handler';
+import { feePreviewSchema } from './schema';
 
 /**
  * GET /api/v1/fees/preview (free): fee rates, mempool figures, illustrative savings and the offer
@@ -13,9 +15,10 @@ export const feePreview = defineResource({
   description:
     'Free fee preview: fee rates, mempool figures, illustrative savings and the paid decision offer',
   discovery: { category: 'fees', keywords: ['bitcoin', 'fees', 'preview'], operationId: 'getFeePreview' },
-  output: (env) => env.schemas.FeePreview,
-  errors: { no_validated_snapshot: SERVICE_ERROR_CODES.no_validated_snapshot },
+  output: perEnvironment((env) => feePreviewSchema(feeSchemaConstantsOf(env))),
+  errors: { no_validated_snapshot: NO_VALIDATED_SNAPSHOT },
   needs: ['snapshots'],
+  tool: true,
   createHandler(env) {
     const respond = createPreviewResponder({
       snapshots: env.capabilities.snapshots!,

@@ -24,6 +24,7 @@ function reading(txs: NextBlockData extends { block: infer B } ? B : never): Rea
           tiers: { fastest: 12, half_hour: 9, hour: 7, economy: 2, minimum: 1 },
           targets: {},
           repaired: false,
+          lowered_targets: {},
         },
         {
           source: 'core-economical',
@@ -31,6 +32,7 @@ function reading(txs: NextBlockData extends { block: infer B } ? B : never): Rea
           tiers: { fastest: 4, half_hour: 3, hour: 2, economy: 1, minimum: 1 },
           targets: {},
           repaired: false,
+          lowered_targets: {},
         },
         { source: 'esplora', status: 'unavailable', reason: 'down' },
       ],
@@ -40,7 +42,7 @@ function reading(txs: NextBlockData extends { block: infer B } ? B : never): Rea
 }
 
 describe('buildNextBlock', () => {
-  it('fills every field from a full template: entry at its lowest rate, each estimator judged against it', () => {
+  it('fills every field from a full template: entry at its 10th-percentile rate, each estimator judged against it', () => {
     // 4,000 transactions of 250 vB at rates 5..45 sat/vB: 1,000,000 vB, a full block.
     const txs = Array.from({ length: 4_000 }, (_, i) => ({
       txid: txid(i),
@@ -58,7 +60,8 @@ describe('buildNextBlock', () => {
       transaction_count: 4_000,
       vsize: 1_000_000,
       block_full: true,
-      entry_fee_rate_sat_vb: 5,
+      // full: p10 by vsize (400 of 4,000 transactions at 5–8 sat/vB, the 400th at 9) stands for its lowest included rate
+      entry_fee_rate_sat_vb: 9,
       tip: { age_seconds: 420 },
       expected: { expected_in_seconds: 600, probability_within: { '10_minutes': 0.6321 } },
     });
@@ -72,15 +75,15 @@ describe('buildNextBlock', () => {
         source: 'mempool.space',
         status: 'ok',
         fastest_sat_vb: 12,
-        above_entry_sat_vb: 7,
+        above_entry_sat_vb: 3,
         verdict: 'gets_in',
-        overpay_at_140_vbytes_sat: 980,
+        overpay_at_140_vbytes_sat: 420,
       },
       {
         source: 'core-economical',
         status: 'ok',
         fastest_sat_vb: 4,
-        above_entry_sat_vb: -1,
+        above_entry_sat_vb: -5,
         verdict: 'misses',
         overpay_at_140_vbytes_sat: 0,
       },
@@ -96,6 +99,8 @@ describe('buildNextBlock', () => {
       NOW,
     );
     expect(body.data).toMatchObject({ block_full: false, entry_fee_rate_sat_vb: 1 });
-    expect(body.data.entry_rule).toMatch(/minimum relay rate/);
+    expect(body.data.entry_rule).toBe(
+      'the block has room (0% of its weight limit): the relay minimum, 1 sat/vB',
+    );
   });
 });

@@ -1,5 +1,7 @@
+import { formatRate } from '../../../analysis/format';
 import { subsidyAt } from '../../../domain/chain';
 import { feeForVsize, roundRate3 } from '../../../domain/fee-math';
+import { entryRate, entryRuleText, isFullBlock } from '../../../domain/inclusion';
 import type { Reading } from '../../shared/cached-reading';
 import { percentilesByVsize, percentilesFromRange } from '../../shared/provenance';
 import type { NextBlockData } from './data';
@@ -7,8 +9,6 @@ import type { NextBlock } from './schema';
 
 /** Mean seconds between blocks. */
 export const MEAN_BLOCK_INTERVAL_SECONDS = 600;
-/** A block with at least this many vB is full: getting in takes outbidding its lowest rate. */
-export const FULL_BLOCK_VSIZE = 990_000;
 const TOP = 10;
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -29,8 +29,9 @@ function summarize(data: NextBlockData): Summary {
   const txCount = block.kind === 'template' ? txs.length : block.tx_count;
   const percentiles =
     block.kind === 'template' ? percentilesByVsize(txs) : percentilesFromRange(block.fee_range);
-  const full = vsize >= FULL_BLOCK_VSIZE;
-  const entry = roundRate3(full ? Math.max(percentiles.min, data.min_relay_fee) : data.min_relay_fee);
+  // docs/fee-rules.md#would-have-been-included: the relay minimum while the block has room, its p10 once full
+  const full = isFullBlock(weight);
+  const entry = roundRate3(entryRate({ weight, p10: percentiles.p10 }, data.min_relay_fee));
   const top =
     block.kind === 'template'
       ? [...txs].sort((a, b) => b.rate - a.rate).slice(0, TOP)
@@ -56,9 +57,7 @@ function summarize(data: NextBlockData): Summary {
     },
     fee_rates_sat_vb: percentiles,
     entry_fee_rate_sat_vb: entry,
-    entry_rule: full
-      ? `the block is full (${vsize} vB): at least its lowest included rate`
-      : `the block has room (${vsize} vB): the minimum relay rate`,
+    entry_rule: entryRuleText({ weight }, formatRate(entry), 'has'),
     top_transactions: top.map((tx) => ({
       txid: tx.txid,
       fee_sat: tx.fee,

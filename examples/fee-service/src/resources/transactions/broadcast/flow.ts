@@ -96,8 +96,20 @@ const known = (txid: string, code: 'already_known' | 'already_in_chain'): Refusa
   headers: { 'x-transaction-id': txid },
 });
 
+/**
+ * The node's reason as it gave it, the detail kept (`min relay fee not met, 100 < 141`), with the
+ * two numbers of a relay-fee refusal said in words: the fee paid and the fee the relay minimum asks.
+ */
+export function nodeReason(reason: string): string {
+  const fee = /^(?:min relay fee not met|mempool min fee not met), (\d+) < (\d+)$/.exec(reason);
+  return fee
+    ? `${reason} (it pays ${fee[1]} sats; the node's minimum for its size is ${fee[2]} sats)`
+    : reason;
+}
+
 /** A node's refusal (Core code and message, from RPC or a mempool.space text) as the resource answers it. */
-export function refusalOfNode(code: number | undefined, message: string, txid: string): Refusal {
+export function refusalOfNode(code: number | undefined, raw: string, txid: string): Refusal {
+  const message = nodeReason(raw);
   switch (code) {
     case -25:
       return { refused: 'inputs_missing_or_spent', message: `the node refused it: ${message}` };
@@ -121,14 +133,19 @@ export function refusalOfNode(code: number | undefined, message: string, txid: s
   }
 }
 
-/** testmempoolaccept's reject-reason as the resource answers it. */
-function refusalOfRejectReason(reason: string, txid: string): Refusal {
+/**
+ * testmempoolaccept's verdict as the resource answers it: its `reject-reason` decides the code, its
+ * `reject-details` (Core ≥ 29: the full message, `min relay fee not met, 100 < 141`) is the message
+ * when given — the detail is kept.
+ */
+function refusalOfRejectReason(reason: string, details: string | undefined, txid: string): Refusal {
   if (reason === 'txn-already-in-mempool') return known(txid, 'already_known');
   if (reason === 'txn-already-known') return known(txid, 'already_in_chain');
+  const message = `the node refused it: ${nodeReason(details || reason)}`;
   if (reason === 'missing-inputs' || reason.startsWith('bad-txns-inputs')) {
-    return { refused: 'inputs_missing_or_spent', message: `the node refused it: ${reason}` };
+    return { refused: 'inputs_missing_or_spent', message };
   }
-  return { refused: 'node_rejected', message: `the node refused it: ${reason}` };
+  return { refused: 'node_rejected', message };
 }
 
 function unavailable(error: unknown): Refusal {
@@ -205,7 +222,7 @@ async function testAccept(
   const [result] = await upstreams.core!.testMempoolAccept([hex], { maxFeeRateBtcPerKvb: 0 });
   if (!result) return { refused: 'upstream_unavailable', message: 'testmempoolaccept answered no result' };
   if (result.allowed && result.fees) return { fee: Math.round(result.fees.base * 1e8) };
-  return refusalOfRejectReason(result['reject-reason'] ?? 'rejected', tx.txid);
+  return refusalOfRejectReason(result['reject-reason'] ?? 'rejected', result['reject-details'], tx.txid);
 }
 
 /**

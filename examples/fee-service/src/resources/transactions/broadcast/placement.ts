@@ -1,13 +1,19 @@
 import type { BitcoinUpstreams } from '../../../capabilities/bitcoin';
 import { btcPerKvbToSatPerVb, roundRate3 } from '../../../domain/fee-math';
-import { FULL_BLOCK_VSIZE } from '../../mining/nextblock/build';
+import { entryRate, projectedBlockEntry } from '../../../domain/inclusion';
+import { percentilesByVsize } from '../../shared/provenance';
 
 /** Where a broadcast transaction sits in the projected blocks. */
 export interface Placement {
   basis: 'mempool_projection' | 'block_template' | 'unknown';
-  /** The rate the next block takes now, sat/vB. */
+  /**
+   * The next block's entry rate now, sat/vB: the lowest rate it would include
+   * (docs/fee-rules.md#would-have-been-included) — the relay minimum while it has room, its p10
+   * (at least the relay minimum) once full.
+   */
   entry_fee_rate_sat_vb: number | null;
-  would_confirm_next: boolean | null;
+  /** Whether the rate reaches that entry rate: as projected now, it would be included in the next block. */
+  would_be_included_next: boolean | null;
   /** 0 for the next block; the last projected block holds the rest of the mempool. */
   projected_block_index: number | null;
 }
@@ -15,37 +21,35 @@ export interface Placement {
 const UNKNOWN: Placement = {
   basis: 'unknown',
   entry_fee_rate_sat_vb: null,
-  would_confirm_next: null,
+  would_be_included_next: null,
   projected_block_index: null,
 };
 
 /**
- * Places a fee rate in mempool.space's projected blocks (the first whose lowest rate it meets), or
- * against Core's block template (next block or later). Best effort after the broadcast: an upstream
- * failure here leaves the placement unknown rather than failing a transaction already sent.
+ * Places a fee rate in mempool.space's projected blocks (the first whose entry rate it reaches), or
+ * against Core's block template (next block or later), by the one rule of
+ * docs/fee-rules.md#would-have-been-included, the relay minimum read beside them. Best effort after
+ * the broadcast: an upstream failure here leaves the placement unknown rather than failing a
+ * transaction already sent.
  */
 export async function placementOf(upstreams: BitcoinUpstreams, rate: number | undefined): Promise<Placement> {
   if (rate === undefined) return UNKNOWN;
   try {
     if (upstreams.mempool) {
-      const blocks = await upstreams.mempool.fetchMempoolBlocks();
-      if (blocks.length === 0) {
-        return {
-          basis: 'mempool_projection',
-          entry_fee_rate_sat_vb: 0,
-          would_confirm_next: true,
-          projected_block_index: 0,
-        };
-      }
-      const floor = (i: number) =>
-        blocks[i]!.block_vsize >= FULL_BLOCK_VSIZE ? (blocks[i]!.fee_range[0] ?? 0) : 0;
-      let index = blocks.findIndex((_, i) => rate >= floor(i));
-      if (index < 0) index = blocks.length - 1;
+      const [blocks, fees] = await Promise.all([
+        upstreams.mempool.fetchMempoolBlocks(),
+        upstreams.mempool.fetchPreciseFees(),
+      ]);
+      const entries = blocks.map((block) => projectedBlockEntry(block, fees.minimumFee).entry);
+      const next = entries[0] ?? fees.minimumFee; // an empty mempool: the next block has room
+      let index = entries.findIndex((entry) => rate >= entry);
+      if (entries.length === 0) index = rate >= next ? 0 : -1;
+      else if (index < 0) index = entries.length - 1;
       return {
         basis: 'mempool_projection',
-        entry_fee_rate_sat_vb: roundRate3(floor(0)),
-        would_confirm_next: index === 0,
-        projected_block_index: index,
+        entry_fee_rate_sat_vb: roundRate3(next),
+        would_be_included_next: rate >= next,
+        projected_block_index: index < 0 ? null : index,
       };
     }
     if (upstreams.core) {
@@ -55,13 +59,17 @@ export async function placementOf(upstreams: BitcoinUpstreams, rate: number | un
       ]);
       const minimum = btcPerKvbToSatPerVb(Math.max(info.mempoolminfee, info.minrelaytxfee));
       const weight = template.transactions.reduce((sum, tx) => sum + tx.weight, 0);
-      const rates = template.transactions.map((tx) => tx.fee / Math.ceil(tx.weight / 4));
-      const entry =
-        weight / 4 >= FULL_BLOCK_VSIZE && rates.length > 0 ? Math.max(minimum, Math.min(...rates)) : minimum;
+      const { p10 } = percentilesByVsize(
+        template.transactions.map((tx) => {
+          const vsize = Math.ceil(tx.weight / 4);
+          return { rate: tx.fee / vsize, vsize };
+        }),
+      );
+      const entry = entryRate({ weight, p10 }, minimum);
       return {
         basis: 'block_template',
         entry_fee_rate_sat_vb: roundRate3(entry),
-        would_confirm_next: rate >= entry,
+        would_be_included_next: rate >= entry,
         projected_block_index: rate >= entry ? 0 : null,
       };
     }

@@ -32,6 +32,8 @@ export const broadcast = defineResource({
   path: '/api/v1/broadcast',
   description: 'Broadcast of a signed transaction',
   price: PRICE_0_01,
+  // Its handler acts or costs: one balance never pays for two runs (docs/reliability.md).
+  gate: { reserveBalance: true },
   discovery: {
     category: 'transactions',
     keywords: ['bitcoin', 'transaction', 'broadcast'],

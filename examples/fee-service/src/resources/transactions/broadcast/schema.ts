@@ -44,11 +44,15 @@ export const BroadcastResultSchema = z
               .number()
               .min(0)
               .nullable()
-              .describe('The rate the next block takes now.'),
-            would_confirm_next: z
+              .describe(
+                'The next block’s entry rate now: the lowest rate it would include — the relay minimum while it has room, its 10th-percentile rate (at least the relay minimum) once full (docs/fee-rules.md#would-have-been-included).',
+              ),
+            would_be_included_next: z
               .boolean()
               .nullable()
-              .describe('Whether its rate gets into the next block now.'),
+              .describe(
+                'Whether its rate reaches that entry rate: as projected now, it would be included in the next block.',
+              ),
             projected_block_index: z
               .number()
               .int()

@@ -1,6 +1,6 @@
-import { compileRoutes, fromAtomicAmount } from '@tollbooth/core';
+import { compileRoutes, fromAtomicAmount, httpStatusOf, isErrorCode } from '@tollbooth/core';
 import { acceptsOf } from '../../../capabilities/payment-terms';
-import { FEE_DECISION_AMOUNT, FEE_DECISION_MAX_TIMEOUT_SECONDS } from '../../fees/now/resource';
+import { FEE_DECISION_OFFER, FEE_DECISION_USDC } from '../../fees/now/offer';
 import { defineResource } from '../../kit';
 import { rehearsePayment } from './rehearse';
 import { X402DemoResultSchema } from './schema';
@@ -10,9 +10,9 @@ const NEVER_SETTLED = { 'x-payment-settled': 'false', 'cache-control': 'no-store
 
 /** The three steps a client takes, as the 402 body explains them. */
 export const DEMO_STEPS = [
-  '1. This 402 carries the terms of GET /api/v1/fees/now (0.001 USDC) in PAYMENT-REQUIRED (base64 JSON) and in this body.',
+  `1. This 402 carries the terms of ${FEE_DECISION_OFFER.method} ${FEE_DECISION_OFFER.path} (${FEE_DECISION_USDC} USDC) in PAYMENT-REQUIRED (base64 JSON) and in this body.`,
   '2. Sign a payment for them and repeat this request with it in PAYMENT-SIGNATURE (or the legacy X-PAYMENT).',
-  '3. The demo decodes it, verifies it locally and with the facilitator, and answers what the real resource would (200, or 402 with the reason), never settling it: nothing is charged.',
+  '3. The demo decodes it, verifies it locally and with the facilitator, and answers what the real resource would (200; 400 or 402 with the reason), never settling it: nothing is charged.',
 ] as const;
 
 /**
@@ -37,10 +37,13 @@ export const x402Demo = defineResource({
     },
   },
   needs: ['payments'],
+  demo: true,
+  // A free relay to the facilitator's /verify: bounded even with the edge rate limit off.
   rateLimit: (config) => ({
     name: 'x402-demo',
     max: config.x402Demo.rateLimitMax,
     windowMs: config.x402Demo.rateLimitWindowMs,
+    always: true,
   }),
   createHandler(env) {
     const payments = env.capabilities.payments!;
@@ -48,7 +51,11 @@ export const x402Demo = defineResource({
     const table = compileRoutes(
       {
         [`GET ${PATH}`]: {
-          accepts: acceptsOf(payments.terms, FEE_DECISION_AMOUNT, FEE_DECISION_MAX_TIMEOUT_SECONDS),
+          accepts: acceptsOf(
+            payments.terms,
+            FEE_DECISION_OFFER.price.amount,
+            FEE_DECISION_OFFER.price.maxTimeoutSeconds,
+          ),
           description: 'x402 demo: the terms of GET /api/v1/fees/now, verified and never settled',
         },
       },
@@ -58,8 +65,11 @@ export const x402Demo = defineResource({
     const resourceUrl = route.resourceUrl();
     const challenge = route.challenge(resourceUrl);
     const requirement = route.requirements[0]!;
+    // What the real resource would answer: 400 for a header that is no payment, else 402.
+    const statusOf = (reason: string | undefined) =>
+      reason !== undefined && isErrorCode(reason) && httpStatusOf(reason) === 400 ? 400 : 402;
     const challengeAnswer = (reason: string | undefined, checks: unknown[]) => ({
-      status: 402,
+      status: statusOf(reason),
       headers: { ...NEVER_SETTLED, 'payment-required': challenge.header! },
       body: {
         ...challenge.object,

@@ -1,18 +1,20 @@
 import * as z from 'zod';
 import { defineResource } from '../../../kit';
-import { PRICE_0_005 } from '../../../shared/planned';
-import { HISTORY_UNAVAILABLE, OBSERVATORY_LIMITATIONS, orNull } from '../common';
+import { DASHBOARD_PASS, PRICE_0_005 } from '../../../shared/planned';
+import { HISTORY_UNAVAILABLE, historyUnreadable, NO_DATA, OBSERVATORY_LIMITATIONS, orNull } from '../common';
 import { BlockStatsBodySchema } from './schema';
 
 /**
  * GET /api/v1/fees/observatory/block-stats (0.005 USDC): the recorded blocks' fee statistics,
- * newest first, `limit` per page (1–1,000, default 50), `before` a height for the next page.
+ * newest first, `limit` per page (1–1,000, default 50), `before` a height for the next page. A
+ * page with no block is not sold: 404 `no_data` before any challenge.
  */
 export const observatoryBlockStats = defineResource({
   method: 'GET',
   path: '/api/v1/fees/observatory/block-stats',
   description: 'Per-block fee statistics',
   price: PRICE_0_005,
+  gate: { signIn: DASHBOARD_PASS },
   discovery: {
     category: 'fees',
     keywords: ['bitcoin', 'fees', 'blocks', 'statistics'],
@@ -37,8 +39,17 @@ export const observatoryBlockStats = defineResource({
     }),
   },
   output: BlockStatsBodySchema,
-  errors: { history_unavailable: HISTORY_UNAVAILABLE },
+  errors: { history_unavailable: HISTORY_UNAVAILABLE, no_data: NO_DATA },
   needs: ['history'],
+  async sellable(input, capabilities) {
+    try {
+      const { before } = input.query;
+      const first = await capabilities.history.blockStats({ limit: 1, ...(before ? { before } : {}) });
+      return first.length > 0 ? undefined : noBlocks(await capabilities.history.status(), before);
+    } catch {
+      return historyUnreadable;
+    }
+  },
   async handler({ input, capabilities, fail }) {
     const observatory = capabilities.history;
     const limit = input.query.limit ?? 50;
@@ -52,21 +63,12 @@ export const observatoryBlockStats = defineResource({
         observatory.status(),
       ]);
       const blocks = rows.slice(0, limit);
+      if (blocks.length === 0) {
+        const empty = noBlocks(status, input.query.before);
+        return fail(empty.code, empty.message);
+      }
       const body = {
-        data: {
-          blocks,
-          next_before: rows.length > limit ? blocks.at(-1)!.height : null,
-          ...(blocks.length === 0
-            ? {
-                empty_reason:
-                  status.blocks === 0
-                    ? 'no block recorded yet'
-                    : `no recorded block below height ${input.query.before} (the history starts at ${
-                        (status.tip_height ?? 0) - status.blocks + 1
-                      })`,
-              }
-            : {}),
-        },
+        data: { blocks, next_before: rows.length > limit ? blocks.at(-1)!.height : null },
         meta: {
           generated_at: new Date().toISOString(),
           tip_height: orNull(status.tip_height),
@@ -80,3 +82,17 @@ export const observatoryBlockStats = defineResource({
     }
   },
 });
+
+/** Why a page of blocks is empty. */
+function noBlocks(
+  status: { blocks: number; tip_height: number | undefined },
+  before: number | undefined,
+): { code: 'no_data'; message: string } {
+  return {
+    code: 'no_data',
+    message:
+      status.blocks === 0 || status.tip_height === undefined
+        ? 'no block recorded yet'
+        : `no recorded block below height ${before} (the history holds ${status.tip_height - status.blocks + 1} … ${status.tip_height})`,
+  };
+}

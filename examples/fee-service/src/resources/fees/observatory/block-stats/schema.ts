@@ -28,20 +28,26 @@ export const BlockStatsRowSchema = z
       .describe(
         "Where the percentiles come from: the block's transactions, mempool's feeRange, or Core's getblockstats",
       ),
+    relay_minimum: rate("The lowest rate the upstream's mempool accepted when the block was recorded"),
+    full: z
+      .boolean()
+      .describe('Weight at least 3,960,000 WU (99 % of the limit); otherwise the block had room'),
+    entry_rate: rate(
+      'The lowest rate that would have been included: relay_minimum when the block had room, else max(relay_minimum, p10) (docs/fee-rules.md#would-have-been-included)',
+    ),
   })
   .describe("One block's fee statistics");
 
 export const BlockStatsBodySchema = z
   .strictObject({
     data: z.strictObject({
-      blocks: z.array(BlockStatsRowSchema).describe('Newest first'),
+      blocks: z.array(BlockStatsRowSchema).min(1).describe('Newest first'),
       next_before: z
         .number()
         .int()
         .min(0)
         .nullable()
         .describe('Pass as `before` for the next page (older blocks); null on the last page'),
-      empty_reason: z.string().optional().describe('Why there are no blocks (only when blocks is empty)'),
     }),
     meta: ObservatoryMetaSchema,
   })

@@ -16,11 +16,25 @@ export const EstimateRowSchema = z
       ),
     judgment: z
       .strictObject({
-        hit: z.boolean().describe('Reached p10 of a block of its window'),
-        first_fit: z.number().int().nullable().describe('Height of the first such block'),
+        hit: z
+          .boolean()
+          .describe(
+            'Would have been included in a block of its window: reached its entry rate (docs/fee-rules.md#would-have-been-included)',
+          ),
+        first_fit: z
+          .number()
+          .int()
+          .nullable()
+          .describe('Height of the first block that would have included it'),
         overpay: z.boolean().describe('Above p75 of the first fit'),
-        overpayment_sat_vb: z.number().min(0).describe('q − p10(first fit); 0 for a miss'),
+        overpayment_sat_vb: z.number().min(0).describe('q − entry rate of the first fit; 0 for a miss'),
         overpayment_sats_140: z.number().min(0).describe('The same for a 140 vB transaction, sats'),
+        entry_rate_sat_vb: z
+          .number()
+          .min(0)
+          .describe(
+            'The rate that would have made it: the entry rate of the first fit for a hit, the lowest entry rate of the window for a miss',
+          ),
       })
       .nullable()
       .describe('The verdict, once judged'),
@@ -39,12 +53,11 @@ export const GapRowSchema = z
 export const EstimatesBodySchema = z
   .strictObject({
     data: z.strictObject({
-      estimates: z.array(EstimateRowSchema).describe('Oldest first'),
+      estimates: z.array(EstimateRowSchema).min(1).describe('Oldest first'),
       next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last'),
       since: z.iso.datetime().describe('Start of the interval (inclusive)'),
       until: z.iso.datetime().describe('End of the interval (exclusive)'),
       gaps: z.array(GapRowSchema).describe('Spans of the interval in which a source recorded nothing'),
-      empty_reason: z.string().optional().describe('Why there are no estimates (only when empty)'),
     }),
     meta: ObservatoryMetaSchema,
   })

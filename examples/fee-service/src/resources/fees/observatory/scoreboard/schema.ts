@@ -10,7 +10,10 @@ export const ScoreRowSchema = z
       .number()
       .int()
       .min(1)
-      .describe('Rank within the horizon (target), by cost; rows without judgments last'),
+      .nullable()
+      .describe(
+        'Rank within the horizon (target), by cost; null for a row with nothing judged (listed last)',
+      ),
     source: z
       .string()
       .describe('Estimator (e.g. mempool.space, esplora, core-economical, core-conservative)'),
@@ -18,7 +21,9 @@ export const ScoreRowSchema = z
     n: z.number().int().min(0).describe('Judged estimates in the window'),
     blocks: z.number().int().min(0).describe('Distinct blocks the judged estimates were judged on'),
     polls: z.number().int().min(0).describe('Polls of the source in the window'),
-    hit_rate: share('Share of estimates reaching p10 of a block of their window'),
+    hit_rate: share(
+      'Share of estimates that would have been included in a block of their window (docs/fee-rules.md#would-have-been-included)',
+    ),
     miss_rate: share('1 − hit_rate'),
     within_rate: share('Hits at or below p75 of their first fit'),
     overpay_rate: share('Hits above p75 of their first fit'),
@@ -26,7 +31,9 @@ export const ScoreRowSchema = z
       .number()
       .min(0)
       .nullable()
-      .describe('Median of q − p10(first fit) over hits, sat/vB'),
+      .describe(
+        'Median over hits of q − the entry rate of the first block that would have included q, sat/vB',
+      ),
     p90_overpayment_sat_vb: z.number().min(0).nullable().describe('90th percentile of the same, sat/vB'),
     median_overpayment_sats_140: z
       .number()
@@ -34,12 +41,21 @@ export const ScoreRowSchema = z
       .nullable()
       .describe('Median overpayment in sats for a 140 vB transaction'),
     p90_overpayment_sats_140: z.number().min(0).nullable().describe('90th percentile of the same, sats'),
+    median_miss_entry_fee_sats_140: z
+      .number()
+      .min(0)
+      .nullable()
+      .describe(
+        'Median over misses of the fee for a 140 vB transaction that would have been included within the target (the lowest entry rate of the window × 140, rounded up); null without misses',
+      ),
     availability: share('Share of polls that returned a valid value for this target'),
     cost: z
       .number()
       .min(0)
       .nullable()
-      .describe('median_overpayment_sats_140 + 10 × miss_rate × 1000; lower is better'),
+      .describe(
+        'median_overpayment_sats_140 + 10 × miss_rate × median_miss_entry_fee_sats_140; lower is better',
+      ),
   })
   .describe('One (source, target) over the window');
 
@@ -56,8 +72,10 @@ export const ScoreboardBodySchema = z
       horizons: z
         .array(z.number().int().min(1))
         .describe('Targets present, ascending: each is ranked on its own'),
-      rows: z.array(ScoreRowSchema).describe('Rows by horizon, then rank'),
-      empty_reason: z.string().optional().describe('Why there are no rows (only when rows is empty)'),
+      rows: z
+        .array(ScoreRowSchema)
+        .min(1)
+        .describe('Rows by horizon, then rank (unranked rows last); at least one has judged estimates'),
       scoring: z
         .strictObject({
           hit: z.string(),
