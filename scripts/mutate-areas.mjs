@@ -40,25 +40,34 @@ export const areas = {
     mutate: [
       'examples/fee-service/src/domain/fee-math.ts',
       'examples/fee-service/src/domain/send-wait.ts',
-      'examples/fee-service/src/domain/builders.ts',
+      'examples/fee-service/src/resources/fees/now/build.ts',
+      'examples/fee-service/src/resources/fees/preview/build.ts',
       'examples/fee-service/src/domain/derived.ts',
       'examples/fee-service/src/snapshot/service.ts',
     ],
     tests: [
       'examples/fee-service/src/domain/*.test.ts',
+      'examples/fee-service/src/resources/fees/now/build.test.ts',
+      'examples/fee-service/src/resources/fees/preview/build.test.ts',
       'examples/fee-service/src/snapshot/*.test.ts',
       'examples/fee-service/test/freshness.test.ts',
     ],
   },
   gate: {
-    mutate: ['packages/core/src/gate/*.ts', ...notTests],
-    tests: ['packages/core/src/gate/*.test.ts', 'packages/core/src/routes/compile-routes.test.ts'],
+    mutate: ['packages/core/src/gate/*.ts', 'packages/core/src/reconciler/*.ts', ...notTests],
+    tests: [
+      'packages/core/src/gate/*.test.ts',
+      'packages/core/src/reconciler/*.test.ts',
+      'packages/core/src/routes/compile-routes.test.ts',
+    ],
   },
   ledger: {
-    mutate: ['packages/core/src/ledger/**/*.ts', ...notTests],
+    mutate: ['packages/core/src/ledger/**/*.ts', 'packages/core/src/http/*.ts', ...notTests],
     tests: [
       'packages/core/src/ledger/**/*.test.ts',
+      'packages/core/src/http/*.test.ts',
       'packages/core/src/gate/*.test.ts',
+      'packages/core/src/reconciler/*.test.ts',
       'test/ledger-stores.test.ts',
     ],
   },

@@ -34,7 +34,7 @@ async function lintInAdapter(adapter: string, source: string): Promise<string> {
 }
 
 describe('adapters import core through its entry points only', () => {
-  it.each(['express', 'fastify', 'koa'])('%s: a deep import of core fails lint', async (adapter) => {
+  it.each(['express', 'fastify', 'koa', 'mcp'])('%s: a deep import of core fails lint', async (adapter) => {
     const output = await lintInAdapter(
       adapter,
       [
@@ -48,7 +48,7 @@ describe('adapters import core through its entry points only', () => {
     expect(output.match(/lint\/style\/noRestrictedImports/g)).toHaveLength(3);
   });
 
-  it.each(['express', 'fastify', 'koa'])('%s: the public entry points pass', async (adapter) => {
+  it.each(['express', 'fastify', 'koa', 'mcp'])('%s: the public entry points pass', async (adapter) => {
     const output = await lintInAdapter(
       adapter,
       [

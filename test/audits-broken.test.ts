@@ -14,22 +14,44 @@ import {
 const decode = (value: string) =>
   JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as Record<string, unknown>;
 
-/** Renames every error code of a 402 (body and challenge): a server with another vocabulary. */
+/**
+ * Renames every error code of a payment refusal (a 402's body and challenge, a 400's Error body and
+ * challenge): a server with another vocabulary.
+ */
 function otherVocabulary(answer: OutgoingAnswer): void {
-  if (answer.status !== 402) return;
+  if (answer.status !== 402 && answer.status !== 400) return;
   const challenge = answer.header('payment-required');
   if (challenge)
     answer.set('payment-required', encodeHeader({ ...decode(challenge), error: 'payment_error' }));
   try {
-    answer.body = JSON.stringify({ ...JSON.parse(answer.body), error: 'payment_error' });
+    const body = JSON.parse(answer.body) as Record<string, unknown>;
+    const error =
+      answer.status === 402 ? 'payment_error' : { ...(body['error'] as object), code: 'payment_error' };
+    answer.body = JSON.stringify({ ...body, error });
   } catch {
     // Not JSON: nothing to rename.
   }
 }
 
+/** Answers a malformed payment with 402 and the challenge as the body, as the official middleware 2.27 does. */
+function malformedAs402(answer: OutgoingAnswer): void {
+  const challenge = answer.header('payment-required');
+  if (answer.status !== 400 || !challenge) return;
+  answer.status = 402;
+  answer.body = JSON.stringify(decode(challenge));
+}
+
 const ungated: Breakage = { ungated: true };
 const vocabulary: Breakage = { rewrite: otherVocabulary };
 const twoInstances: Breakage = { twoInstances: true };
+const storedAnswers: Breakage = { gate: (options) => ({ ...options, replay: 'stored-answer' }) };
+const ignoresXPayment: Breakage = {
+  before: (app) =>
+    app.use((req, _res, next) => {
+      delete req.headers['x-payment'];
+      next();
+    }),
+};
 const strictPadding: Breakage = {
   before: (app) =>
     app.use((req, res, next) => {
@@ -47,6 +69,14 @@ const freeRouteCharged: Breakage = {
   gate: (options) => ({
     ...options,
     routes: { ...options.routes, 'GET /api/free': options.routes['GET /api/paid']! },
+  }),
+};
+
+/** A gate that takes the facilitator's word on a settle refusal: no chain reader to judge it. */
+const noChainReader: Breakage = {
+  gate: (options) => ({
+    ...options,
+    schemes: options.schemes.map((scheme) => ({ ...scheme, hasChainReader: () => false })),
   }),
 };
 
@@ -101,16 +131,7 @@ const BROKEN: Record<string, { what: string; breakage: Breakage | 'naive-paths' 
     what: 'caps payment headers at 16 KiB',
     breakage: { gate: (options) => ({ ...options, maxPaymentHeaderBytes: 16_384 }) },
   },
-  'ADEC-08': {
-    what: 'ignores X-PAYMENT',
-    breakage: {
-      before: (app) =>
-        app.use((req, _res, next) => {
-          delete req.headers['x-payment'];
-          next();
-        }),
-    },
-  },
+  'ADEC-08': { what: 'ignores X-PAYMENT', breakage: ignoresXPayment },
   'ADEC-09': { what: 'uses another error vocabulary', breakage: vocabulary },
   'ADEC-10': { what: 'has no gate', breakage: ungated },
   'ADEC-11': { what: 'has no gate', breakage: ungated },
@@ -118,6 +139,9 @@ const BROKEN: Record<string, { what: string; breakage: Breakage | 'naive-paths' 
   'ADEC-13': { what: 'has no gate', breakage: ungated },
   'ADEC-14': { what: 'has no gate', breakage: ungated },
   'ADEC-15': { what: 'refuses unpadded base64 with 400', breakage: strictPadding },
+  'ADEC-16': { what: 'answers a malformed payment with 402', breakage: rewrite(malformedAs402) },
+  'ADEC-17': { what: 'answers a malformed payment with 402', breakage: rewrite(malformedAs402) },
+  'ADEC-18': { what: 'ignores X-PAYMENT', breakage: ignoresXPayment },
   ...Object.fromEntries(
     Array.from({ length: 16 }, (_, i) => [
       `AREJ-${String(i + 1).padStart(2, '0')}`,
@@ -163,10 +187,14 @@ const BROKEN: Record<string, { what: string; breakage: Breakage | 'naive-paths' 
     },
   },
   'ASET-12': { what: 'drops X-Request-Id', breakage: withoutHeader('x-request-id') },
+  'ASET-16': { what: 'replays the stored answer although audited as strict', breakage: storedAnswers },
+  'ASET-17': { what: 'replays the stored answer although audited as strict', breakage: storedAnswers },
   'ASET-13': {
     what: 'keeps the handler’s Set-Cookie on a failed settlement',
     breakage: rewrite((a) => a.status === 402 && a.set('set-cookie', 'audit-handler=1; Path=/')),
   },
+  'ASET-14': { what: 'takes the facilitator’s refusal without asking the chain', breakage: noChainReader },
+  'ASET-15': { what: 'takes the facilitator’s refusal without asking the chain', breakage: noChainReader },
   'AAVL-01': { what: 'has no gate', breakage: ungated },
   'AAVL-02': { what: 'has no gate', breakage: ungated },
   'AAVL-03': { what: 'has no gate', breakage: ungated },
@@ -222,7 +250,7 @@ describe('each resource-server audit against a server broken in the way it check
         breakage === 'naive-paths'
           ? (fixture: AuditFixture) => startNaivePathGate(fixture)
           : startBroken(breakage);
-      const result = await runAudit(audit, { start });
+      const result = await runAudit(audit, { start }, { replay: audit.replay ?? 'stored-answer' });
       expect(result.status, result.message).toBe('failed');
     },
   );

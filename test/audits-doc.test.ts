@@ -3,6 +3,7 @@ import {
   AUDITS,
   FACILITATOR_AUDITS,
   FAULT_AUDITS,
+  MCP_AUDITS,
   renderAuditsMarkdown,
   withGeneratedTables,
 } from '@tollbooth/conformance';
@@ -23,17 +24,17 @@ describe('docs/audits.md', () => {
 
   it('lists every audit id once', () => {
     const committed = readFileSync(new URL('../docs/audits.md', import.meta.url), 'utf8');
-    for (const audit of AUDITS) {
+    for (const audit of [...AUDITS, ...MCP_AUDITS]) {
       expect(committed.match(new RegExp(`^\\| ${audit.id} +\\|`, 'gm'))).toHaveLength(1);
     }
   });
 });
 
 describe('docs/conformance.md', () => {
-  it('holds the facilitator and fault tables generated from the audit lists (run packages/conformance/scripts/write-audits-doc.ts)', () => {
+  it('holds the facilitator, fault and MCP tables generated from the audit lists (run packages/conformance/scripts/write-audits-doc.ts)', () => {
     const committed = readFileSync(new URL('../docs/conformance.md', import.meta.url), 'utf8');
     expect(normalize(committed)).toBe(normalize(withGeneratedTables(committed)));
-    for (const audit of [...FACILITATOR_AUDITS, ...FAULT_AUDITS]) {
+    for (const audit of [...FACILITATOR_AUDITS, ...FAULT_AUDITS, ...MCP_AUDITS]) {
       expect(committed.match(new RegExp(`^\\| ${audit.id} +\\|`, 'gm'))).toHaveLength(1);
     }
   });

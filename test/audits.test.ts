@@ -142,12 +142,31 @@ const TARGETS = [
 ];
 
 describe.each(TARGETS)('$name', ({ start }) => {
+  // Each audit in the replay mode it is for: the gate built with `replay: 'strict'` for those of
+  // strict replay, with the default for the others.
   it.each(AUDITS.map((audit) => [audit.id, audit.sentence, audit] as const))(
     '%s %s',
     async (_id, _sentence, audit) => {
-      const result = await runAudit(audit, { start });
+      const result = await runAudit(audit, { start }, { replay: audit.replay ?? 'stored-answer' });
       expect(result.message ?? '').toBe('');
       expect(result.status).toBe('passed');
+    },
+  );
+
+  it.each(['stored-answer', 'strict'] as const)(
+    'fails the replay audits of the other mode when built with replay %s',
+    async (mode) => {
+      const other = AUDITS.filter((audit) => audit.replay !== undefined && audit.replay !== mode);
+      expect(other.map((a) => a.id).sort()).toEqual(
+        mode === 'strict' ? ['ASET-09', 'ASET-10'] : ['ASET-16', 'ASET-17'],
+      );
+      // The fixture says one mode, the server keeps the other.
+      const misbuilt = (fixture: AuditFixture) =>
+        start({ ...fixture, gate: { ...fixture.gate, replay: mode } });
+      for (const audit of other) {
+        const result = await runAudit(audit, { start: misbuilt }, { replay: audit.replay! });
+        expect(result.status, audit.id).toBe('failed');
+      }
     },
   );
 });

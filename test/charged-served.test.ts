@@ -11,28 +11,28 @@
 // Matrix (docs/reliability.md): `npm test` runs every fault on fastify with a SQLite ledger;
 // FAULT_MATRIX=spread adds express on PostgreSQL and koa on SQLite, FAULT_MATRIX=full runs all six
 // framework × ledger pairs, FAULT_MATRIX=koa-postgres,… the pairs named.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaymentRequired } from '@tollbooth/core';
 import { type Devnet, startDevnet } from '@tollbooth/devnet';
 import { type FacilitatorFaultProxy, startFacilitatorFaultProxy } from '@tollbooth/facilitator';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authKey, chainMark, chargesSince } from './support/fault-chain';
+import {
+  freePort,
+  type Proc,
+  Processes,
+  startFacilitatorProcess,
+  startFeeServiceProcess,
+} from './support/fault-harness';
+import { type Lineup, ledgerFactory, lineupName, lineups, SPREAD } from './support/fault-lineups';
 import {
   type Answer,
-  authKey,
-  chainMark,
-  chargesSince,
   DECISION_PATH,
   DECISION_PRICE,
   decisionChallenge,
-  type Framework,
-  freePort,
   type Payment,
-  type Proc,
-  Processes,
   type RetryOutcome,
   rawRequest,
   refusalOf,
@@ -40,10 +40,8 @@ import {
   sendPayment,
   servedTransaction,
   signPayment,
-  startFacilitatorProcess,
-  startFeeServiceProcess,
-} from './support/fault-harness';
-import { DATABASE_URL, describeWithService, postgresProblem } from './support/ledger-harness';
+} from './support/fault-payments';
+import { describeWithService, postgresProblem } from './support/ledger-harness';
 
 /** The bound of the promise: served within this long after the recovery. */
 const SERVED_WITHIN_MS = 60_000;
@@ -52,40 +50,12 @@ const TEST_TIMEOUT_MS = 180_000;
 /** How many paid requests are in flight when the service is killed. */
 const IN_FLIGHT = 20;
 
-type Store = 'sqlite' | 'postgres';
-interface Lineup {
-  framework: Framework;
-  store: Store;
-}
-const ALL_PAIRS: Lineup[] = (['fastify', 'express', 'koa'] as const).flatMap((framework) =>
-  (['sqlite', 'postgres'] as const).map((store) => ({ framework, store })),
-);
-/** Every fault on every framework, the ledgers spread over them. */
-const SPREAD: Lineup[] = [
-  { framework: 'fastify', store: 'sqlite' },
-  { framework: 'express', store: 'postgres' },
-  { framework: 'koa', store: 'sqlite' },
-];
-/**
- * FAULT_MATRIX: unset (fastify on SQLite: the lineup `npm test` runs), `spread` (one lineup per
- * framework, both ledgers), `full` (all six pairs) or a list such as `koa-postgres,express-sqlite`.
- */
-function lineups(setting: string | undefined): Lineup[] {
-  if (!setting) return [SPREAD[0]!];
-  if (setting === 'spread') return SPREAD;
-  if (setting === 'full') return ALL_PAIRS;
-  return setting.split(',').map((name) => {
-    const found = ALL_PAIRS.find((pair) => `${pair.framework}-${pair.store}` === name.trim());
-    if (!found) throw new Error(`FAULT_MATRIX: ${name} is not spread, full or a framework-store pair`);
-    return found;
-  });
-}
-const LINEUPS = lineups(process.env.FAULT_MATRIX);
+const LINEUPS = lineups(process.env.FAULT_MATRIX, [SPREAD[0]!]);
 
 const procs = new Processes();
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-charged-served-'));
 const pgProblem = await postgresProblem();
-const databases: string[] = [];
+const ledgers = ledgerFactory(dir);
 let devnet: Devnet;
 let facilitator: Proc;
 let facilitatorPort: number;
@@ -104,33 +74,8 @@ afterAll(async () => {
   await proxy?.close();
   await devnet?.stop();
   rmSync(dir, { recursive: true, force: true });
-  if (databases.length > 0) {
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    try {
-      for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    } finally {
-      await admin.end();
-    }
-  }
+  await ledgers.drop();
 });
-
-/** A fresh ledger of the kind: a SQLite file, or a PostgreSQL database of its own. */
-async function newLedgerUrl(store: Store, label: string): Promise<string> {
-  if (store === 'sqlite') return `sqlite:${join(dir, `${label}.sqlite`)}`;
-  const name = `tollbooth_fault_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  databases.push(name);
-  const url = new URL(DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 function nextPayerKey() {
   const payers = devnet.accounts.payers;
@@ -209,7 +154,7 @@ function lineupSuite({ framework, store }: Lineup) {
 
   beforeAll(async () => {
     port = await freePort();
-    ledgerUrl = await newLedgerUrl(store, label);
+    ledgerUrl = await ledgers.create(store, label);
     await start();
     challenge = await decisionChallenge(service.url);
   }, TEST_TIMEOUT_MS);
@@ -327,7 +272,7 @@ function lineupSuite({ framework, store }: Lineup) {
 }
 
 for (const lineup of LINEUPS) {
-  const name = `charged ⇒ served: ${lineup.framework} on ${lineup.store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`;
+  const name = `charged ⇒ served: ${lineupName(lineup)}`;
   if (lineup.store === 'postgres') describeWithService(name, pgProblem, () => lineupSuite(lineup));
   else describe(name, () => lineupSuite(lineup));
 }

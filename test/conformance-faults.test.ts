@@ -8,6 +8,7 @@ import {
   FAULT_AUDITS,
   type FaultAudit,
   type FaultKit,
+  type ReplayMode,
   runFaultAudits,
   startFaultKit,
 } from '@tollbooth/conformance';
@@ -40,6 +41,8 @@ interface ServerFlaws {
   dropsReceipt?: boolean;
   /** Takes a settle call that failed (no answer it can read) for the facilitator's refusal. */
   settleFailureIsRefusal?: boolean;
+  /** The gate's replay mode (not a flaw in itself: one when the server is audited in the other). */
+  replay?: ReplayMode;
 }
 
 /** A Tollbooth-Express server paid on the kit's chain through the fault proxy, with the given flaws. */
@@ -97,6 +100,7 @@ async function startServer(flaws: ServerFlaws = {}): Promise<Listening> {
       },
       schemes: [createExactEvmScheme(flaws.noChainReader ? {} : { publicClient: devnet.publicClient })],
       facilitator,
+      replay: flaws.replay ?? 'stored-answer',
     }),
   );
   app.get('/paid', (_req, res) => void res.json({ paid: true }));
@@ -106,6 +110,7 @@ async function startServer(flaws: ServerFlaws = {}): Promise<Listening> {
 async function audit(
   server: Listening,
   audits: readonly FaultAudit[] = FAULT_AUDITS,
+  replay: ReplayMode = 'stored-answer',
 ): Promise<AuditResult[]> {
   return runFaultAudits(
     { url: server.url, paidPath: '/paid' },
@@ -113,6 +118,7 @@ async function audit(
       chain: { ...kit.chain, unknownTransactionWaitMs: 1_000 },
       faults: kit.proxy,
       audits,
+      replay,
       recoveryMs: 2_500,
       requestTimeoutMs: 15_000,
     },
@@ -123,8 +129,28 @@ it('a Tollbooth server with a chain reader keeps every fault rule, charging each
   const server = await startServer();
   try {
     const results = await audit(server);
-    expect(results.filter((r) => r.status !== 'passed')).toEqual([]);
+    expect(results.filter((r) => r.status !== 'passed').map((r) => `${r.id} ${r.status}`)).toEqual([
+      'AFLT-16 skipped',
+    ]);
     expect(results.map((r) => r.id)).toEqual(FAULT_AUDITS.map((a) => a.id));
+  } finally {
+    await server.close();
+  }
+});
+
+it('a Tollbooth server with strict replay keeps its replay rule and still serves a payment whose settle answer was lost', async () => {
+  const server = await startServer({ replay: 'strict' });
+  try {
+    const results = await audit(
+      server,
+      FAULT_AUDITS.filter((a) => ['AFLT-03', 'AFLT-15', 'AFLT-16'].includes(a.id)),
+      'strict',
+    );
+    expect(results.map((r) => `${r.id} ${r.status} ${r.message ?? ''}`.trim())).toEqual([
+      'AFLT-03 passed',
+      "AFLT-15 skipped for servers with replay 'stored-answer' (this one is audited as 'strict')",
+      'AFLT-16 passed',
+    ]);
   } finally {
     await server.close();
   }
@@ -142,16 +168,27 @@ const BROKEN: Record<string, { what: string; flaws: ServerFlaws }> = {
     flaws: { supportedPerRequest: true },
   },
   'AFLT-08': { what: 'fails open when verify answers garbage', flaws: { failsOpen: true } },
+  // A chain reader would judge such a refusal and serve the payment (AFLT-13): without one it stands.
   'AFLT-09': {
-    what: 'takes an unreadable settle answer for a refusal',
-    flaws: { settleFailureIsRefusal: true },
+    what: 'takes an unreadable settle answer for a refusal, with no chain reader to judge it',
+    flaws: { settleFailureIsRefusal: true, noChainReader: true },
   },
   'AFLT-10': { what: 'fails open when the verify connection resets', flaws: { failsOpen: true } },
   'AFLT-11': {
-    what: 'takes a reset settle connection for a refusal',
-    flaws: { settleFailureIsRefusal: true },
+    what: 'takes a reset settle connection for a refusal, with no chain reader to judge it',
+    flaws: { settleFailureIsRefusal: true, noChainReader: true },
   },
   'AFLT-12': { what: 'has no chain reader', flaws: { noChainReader: true } },
+  'AFLT-13': {
+    what: 'has no chain reader (takes the facilitator’s refusal)',
+    flaws: { noChainReader: true },
+  },
+  'AFLT-14': {
+    what: 'has no chain reader (takes the facilitator’s refusal)',
+    flaws: { noChainReader: true },
+  },
+  'AFLT-15': { what: 'refuses the payload once answered (strict replay)', flaws: { replay: 'strict' } },
+  'AFLT-16': { what: 'replays the stored answer (the default)', flaws: { replay: 'stored-answer' } },
 };
 
 describe('each fault audit against a server broken in the way it checks', () => {
@@ -164,7 +201,7 @@ describe('each fault audit against a server broken in the way it checks', () => 
     async (id, _what, faultAudit) => {
       const server = await startServer(BROKEN[id]!.flaws);
       try {
-        const [result] = await audit(server, [faultAudit]);
+        const [result] = await audit(server, [faultAudit], faultAudit.replay);
         expect(result?.status, result?.message).toBe('failed');
       } finally {
         await server.close();

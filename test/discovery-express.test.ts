@@ -18,7 +18,13 @@ import express from 'express';
 import supertest from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FEE_PREVIEW_ROUTE } from './support/discovery-fee-routes';
-import { FEE_BASE_URL, FEE_FACILITATOR_URL, feeRoutesConfig, feeSchemes } from './support/discovery-fixture';
+import {
+  FEE_BASE_URL,
+  FEE_FACILITATOR_URL,
+  FEE_SIGN_IN,
+  feeRoutesConfig,
+  feeSchemes,
+} from './support/discovery-fixture';
 
 // Unpaid requests never reach the facilitator; nothing listens here.
 const facilitator = createHttpFacilitatorClient({ url: 'http://127.0.0.1:9', timeoutMs: 200 });
@@ -41,7 +47,12 @@ function buildApp(prices: { nextblock?: string } = {}) {
   };
   const compile = (nextblock: string) =>
     tollbooth({
-      routes: compileRoutes(configFor(nextblock), { schemes: feeSchemes, baseUrl: FEE_BASE_URL }),
+      // The fee routes sell a sign-in pass on the observatory and the landscape.
+      routes: compileRoutes(configFor(nextblock), {
+        schemes: feeSchemes,
+        baseUrl: FEE_BASE_URL,
+        signIn: FEE_SIGN_IN,
+      }),
       schemes: feeSchemes,
       facilitator,
     });

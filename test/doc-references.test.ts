@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,15 @@ function brokenTarget(target: string): string | undefined {
   return undefined;
 }
 
+const workspaces = ['packages', 'examples'].flatMap((group) =>
+  readdirSync(join(root, group)).map((dir) => `${group}/${dir}`),
+);
+
+/** The workspace package a file belongs to (its folder), or '' outside them. */
+function packageOf(path: string): string {
+  return workspaces.find((dir) => path.startsWith(`${dir}/`)) ?? '';
+}
+
 function linesOf(path: string): string[] {
   return readFileSync(join(root, path), 'utf8').split('\n');
 }
@@ -48,6 +57,33 @@ describe('references in code', () => {
           checked++;
           const why = brokenTarget(match[0]);
           if (why) broken.push(`${path}:${i + 1}: ${why}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
+    expect(broken).toEqual([]);
+  });
+
+  it('name src/ and packages/ paths that exist, in comments', () => {
+    // `packages/…` and `examples/…` from the repository's root; `src/…` from the package of the
+    // file (outside a package: a workspace package's). Globs and placeholders (`*`, `<name>`, `…`)
+    // are not paths.
+    const broken: string[] = [];
+    let checked = 0;
+    const comment = /^\s*(?:\/\/|\/\*|\*)|\s\/\/\s/;
+    const named = /(?<![\w/.@-])((?:packages|examples|src)\/[\w.-]+(?:\/[\w.@-]+)*)(.?)/g;
+    for (const path of code) {
+      const base = packageOf(path);
+      for (const [i, line] of linesOf(path).entries()) {
+        const at = comment.exec(line);
+        if (!at) continue;
+        for (const match of line.slice(at.index).matchAll(named)) {
+          if (['*', '<', '…', '{'].includes(match[2]!)) continue;
+          const target = match[1]!.replace(/\.+$/, '');
+          checked++;
+          const bases = !target.startsWith('src/') ? [''] : base !== '' ? [base] : workspaces;
+          if (!bases.some((dir) => existsSync(join(root, dir, target))))
+            broken.push(`${path}:${i + 1}: ${target}: no such file or folder`);
         }
       }
     }

@@ -37,7 +37,7 @@ describe('docs/errors.md', () => {
       expect(url).toBe(errorDocsUrl(code));
       const [page, anchor] = url.split('#');
       expect(page).toMatch(/\/docs\/errors\.md$/);
-      expect(anchor).toBe(code);
+      expect(anchor).toBe(code.toLowerCase());
       expect(markdownAnchors(doc).has(anchor!)).toBe(true);
     },
   );

@@ -38,6 +38,7 @@ const before: Array<{ payer: bigint; payTo: bigint }> = [];
 let paid: Run;
 let verbose: Run;
 let tooDear: Run;
+let aboveDefault: Run;
 let noKey: Run;
 
 beforeAll(async () => {
@@ -47,12 +48,14 @@ beforeAll(async () => {
       'GET /paid': paidRoute(devnet),
       'GET /loud': paidRoute(devnet),
       'GET /dear': paidRoute(devnet, { amount: 2n * PRICE }),
+      // The analyst's price, above the default --max of 0.01.
+      'GET /analyst': paidRoute(devnet, { amount: 50_000n }),
     },
     facilitator: devnetFacilitator(devnet),
   });
   for (const i of [0, 1, 2]) before.push(await balances(devnet, payerAccount(devnet, i).address));
-  // Each run starts a process that compiles the sources: run the four at once.
-  [paid, verbose, tooDear, noKey] = await Promise.all([
+  // Each run starts a process that compiles the sources: run the five at once.
+  [paid, verbose, tooDear, aboveDefault, noKey] = await Promise.all([
     tollboothPay([`${app.url}/paid`, '--max', '$0.001'], {
       TOLLBOOTH_PAYER_KEY: devnet.accounts.payers[0]!.privateKey,
     }),
@@ -62,6 +65,7 @@ beforeAll(async () => {
     tollboothPay([`${app.url}/dear`, '--max', PRICE.toString()], {
       TOLLBOOTH_PAYER_KEY: devnet.accounts.payers[1]!.privateKey,
     }),
+    tollboothPay([`${app.url}/analyst`], { TOLLBOOTH_PAYER_KEY: devnet.accounts.payers[1]!.privateKey }),
     tollboothPay([`${app.url}/paid`], { TOLLBOOTH_PAYER_KEY: '' }),
   ]);
 });
@@ -106,8 +110,22 @@ describe('tollbooth-pay', () => {
     const payer = payerAccount(devnet, 1);
     expect(tooDear.code).toBe(1);
     expect(tooDear.stderr).toContain('spend_limit_exceeded');
+    expect(tooDear.stderr).toContain(
+      'The price is 0.002 (USDC), above --max 1000: run again with --max 0.002 to pay it.',
+    );
     expect(app.runs.get('/dear')).toBeUndefined();
     expect((await deltas(devnet, payer.address, before[1]!)).paid).toBe(0n);
+  });
+
+  it('says which --max pays a price above the default one (the analyst: 0.05)', async () => {
+    expect(aboveDefault.code).toBe(1);
+    expect(aboveDefault.stderr.trim().split('\n')).toEqual([
+      'spend_limit_exceeded: the cheapest payable requirement (50000 atomic units) exceeds the spend limits',
+      'The price is 0.05 (USDC), above --max 0.01 (the default): run again with --max 0.05 to pay it.',
+    ]);
+    expect(aboveDefault.stdout).toBe('');
+    expect(app.runs.get('/analyst')).toBeUndefined();
+    expect((await deltas(devnet, payerAccount(devnet, 1).address, before[1]!)).paid).toBe(0n);
   });
 
   it('exits 2 with the usage when the payer key is missing', () => {

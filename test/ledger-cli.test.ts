@@ -190,6 +190,36 @@ describe('tollbooth-ledger on a SQLite ledger written by real payments', () => {
     expect(JSON.parse(json.response.bodyText)).toMatchObject({ paid: true, instance: 'cli' });
   });
 
+  it('prints the signed payment payload only when asked with --with-payload (a replay of it gets the stored answer)', async () => {
+    const signature = (settled.payload as { payload: { signature: string } }).payload.signature;
+    expect(signature).toMatch(/^0x[0-9a-f]{130}$/);
+    const outputs = [
+      await cli('show', settled.id, '-l', sqliteUrl),
+      await cli('show', settled.id, '-l', sqliteUrl, '--json'),
+      await cli('list', '-l', sqliteUrl, '--json'),
+      await cli('uncertain', '-l', sqliteUrl, '--json'),
+    ];
+    for (const { code, stdout } of outputs) {
+      expect(code).toBe(0);
+      expect(stdout).not.toContain(signature);
+      expect(stdout).not.toContain('"payload"');
+    }
+    const json = JSON.parse(
+      (await cli('show', settled.id, '-l', sqliteUrl, '--json', '--with-payload')).stdout,
+    );
+    expect(json.payload).toEqual(settled.payload);
+    const listed = JSON.parse(
+      (await cli('list', '-l', sqliteUrl, '--json', '--with-payload')).stdout,
+    ) as Array<{
+      id: string;
+      payload: unknown;
+    }>;
+    expect(listed.find((e) => e.id === settled.id)?.payload).toEqual(settled.payload);
+    const text = await cli('show', settled.id, '-l', sqliteUrl, '--with-payload');
+    expect(text.stdout).toContain(signature);
+    expect(text.stdout).toContain('payload (signed; a replay of it gets the stored answer):');
+  });
+
   it('exits 1 for an unknown id', async () => {
     const { code, stderr } = await cli('show', 'exact:nope', '-l', sqliteUrl);
     expect(code).toBe(LEDGER_CLI_EXIT.notFound);
@@ -242,6 +272,11 @@ describe('tollbooth-ledger on a SQLite ledger written by real payments', () => {
     [['stats', '--payer', '0x1', '-l', 'x.db'], /--payer only applies to list/],
     [['stats', '-l', 'mysql://db/x'], /unsupported ledger URL scheme "mysql:"/],
     [['stats', '-l', join(dir, 'missing.db')], /no SQLite ledger at .*missing\.db/],
+    [
+      ['list', '--with-payload', '-l', 'x.db'],
+      /--with-payload applies to show, and to list and uncertain with --json/,
+    ],
+    [['stats', '--json', '--with-payload', '-l', 'x.db'], /--with-payload applies to show/],
   ])('exits 2 with a clear message for %j', async (argv, message) => {
     const { code, stderr, stdout } = await cli(...argv);
     expect(code).toBe(LEDGER_CLI_EXIT.usage);
@@ -253,6 +288,29 @@ describe('tollbooth-ledger on a SQLite ledger written by real payments', () => {
     const { code, stderr } = await cli('stats', '-l', 'redis://127.0.0.1:1');
     expect(code).toBe(LEDGER_CLI_EXIT.unavailable);
     expect(stderr).toMatch(/Redis at redis:\/\/127\.0\.0\.1:1 did not answer/);
+  });
+
+  it.each([
+    [
+      'redis://app:s3cret-user-info@127.0.0.1:1/0?password=s3cret-query',
+      /redis:\/\/app:\*\*\*@127\.0\.0\.1:1\/0\?password=\*\*\*/,
+    ],
+    [
+      'postgres://app:s3cret-user-info@127.0.0.1:1/db?sslpassword=s3cret-query&schema=x',
+      /postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/db\?sslpassword=\*\*\*/,
+    ],
+  ])('never prints the credentials of %s (user-info and query string)', async (url, shown) => {
+    const { code, stderr, stdout } = await cli('stats', '-l', url);
+    expect(code).toBe(LEDGER_CLI_EXIT.unavailable);
+    expect(stderr).toMatch(shown);
+    expect(`${stdout}${stderr}`).not.toMatch(/s3cret/);
+  });
+
+  it('never prints the credentials of a URL it cannot parse', async () => {
+    const { code, stderr } = await cli('stats', '-l', 'redis://app:s3cret@[bad/?password=s3cret2');
+    expect(code).toBe(LEDGER_CLI_EXIT.usage);
+    expect(stderr).toContain('not a valid URL');
+    expect(stderr).not.toMatch(/s3cret/);
   });
 
   it('reads the ledger URL from LEDGER_URL, as the fee service does, when TOLLBOOTH_LEDGER_URL is unset', async () => {

@@ -128,6 +128,17 @@ describe('request targets on Express, Fastify and Koa', () => {
     expect(statuses(await everywhere('PUT', '/api/priced/thing'))).toEqual(same(402));
   });
 
+  it('refuses the asterisk-form target * with 400 invalid_request_target on every adapter, for any method but OPTIONS', async () => {
+    for (const method of ['GET', 'HEAD', 'POST']) {
+      const answers = await everywhere(method, '*');
+      expect(statuses(answers), method).toEqual(same(400));
+      if (method !== 'HEAD')
+        for (const answer of Object.values(answers)) expect(errorCode(answer)).toBe('invalid_request_target');
+    }
+    // OPTIONS * asks about the server as a whole: the application's to answer, never a 400 here.
+    for (const answer of Object.values(await everywhere('OPTIONS', '*'))) expect(answer.status).not.toBe(400);
+  });
+
   it('never answers a malformed target with a 5xx nor logs it at error level', async () => {
     const targets = [
       '/%zz',

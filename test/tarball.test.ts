@@ -51,6 +51,7 @@ beforeAll(async () => {
     '@types/node',
     '@types/express',
     '@types/koa',
+    '@modelcontextprotocol/sdk',
   ];
   app = await installScratchApp(
     packed,

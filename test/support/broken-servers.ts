@@ -103,7 +103,7 @@ function settlingRegardless(options: PaymentGateOptions) {
     req.payment = outcome.payment;
     const capture = captureResponse(res);
     void capture.done.then(async (handled) =>
-      writeGateResponse(res, await gate.finish(outcome.payment, { ...handled, status: 200 })),
+      writeGateResponse(res, await outcome.settle({ ...handled, status: 200 })),
     );
     next();
   };

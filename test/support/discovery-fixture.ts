@@ -15,7 +15,14 @@ export function feeRoutesConfig(options: FeeServiceRoutesOptions = {}): RoutesCo
   return feeServiceRoutes({ payTo: FEE_SERVICE_PAY_TO, ...options });
 }
 
+/** The secret that signs sign-in nonces: the observatory and the landscape sell a sign-in pass. */
+export const FEE_SIGN_IN = { secret: 'discovery-test-sign-in-secret-0123456789' };
+
 /** The fee service's production route table, compiled. */
 export function buildFeeTable(options: FeeServiceRoutesOptions = {}): RouteTable {
-  return compileRoutes(feeRoutesConfig(options), { schemes: feeSchemes, baseUrl: FEE_BASE_URL });
+  return compileRoutes(feeRoutesConfig(options), {
+    schemes: feeSchemes,
+    baseUrl: FEE_BASE_URL,
+    signIn: FEE_SIGN_IN,
+  });
 }

@@ -76,16 +76,16 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Listens on a free loopback port. */
-export async function listen(handler: Express | RequestListener): Promise<Listening> {
+/** Listens on a free loopback port (or on `port`). */
+export async function listen(handler: Express | RequestListener, port = 0): Promise<Listening> {
   const server = createServer(handler as RequestListener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(port, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     server,
     close: () =>
       new Promise<void>((resolve) => {

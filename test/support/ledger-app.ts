@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { GateHooks, LedgerStore } from '@tollbooth/core';
+import { createHttpFacilitatorClient, type GateHooks, type LedgerStore } from '@tollbooth/core';
 import { createExactEvmFacilitator, createExactEvmScheme } from '@tollbooth/evm';
 import { tollbooth } from '@tollbooth/express';
 import express from 'express';
@@ -32,6 +32,12 @@ export interface LedgerAppConfig {
   instanceId: string;
   /** Facilitator receipt wait before `settlement_pending`, ms. */
   receiptTimeoutMs?: number;
+  /**
+   * An external facilitator (a `tollbooth-facilitator` process, the fault proxy) instead of the
+   * in-process one, with its settle timeout, ms (default 5 000).
+   */
+  facilitatorUrl?: string;
+  settleTimeoutMs?: number;
   /** Gate: how long a duplicate waits for another instance before 409, ms. */
   inFlightWaitMs?: number;
   /** Gate: lease of a claim, ms (default the gate's, 10 s). */
@@ -40,13 +46,21 @@ export interface LedgerAppConfig {
   handlerLog?: string;
   /** Child only: SIGKILL itself from `onSettled`, after the response was stored, before it is sent. */
   crashOnSettled?: boolean;
+  /** The public URL instead of LEDGER_BASE_URL (sign-in proofs name it: a proxy in front of the instances). */
+  baseUrl?: string;
+  /**
+   * Offers sign-in-with-x with this nonce secret on `GET /pass` (a 600 s pass) and `GET /uses`
+   * (five uses), both at the price of `GET /paid`.
+   */
+  signInSecret?: string;
 }
 
 /**
  * `GET /paid` (maxTimeoutSeconds 60), `GET /short` (maxTimeoutSeconds 10), `GET /first` (settles
  * before its handler, maxTimeoutSeconds 60), `GET /paid-id` and `POST /order-id` (the
  * payment-identifier extension; the order's JSON body is parsed after the gate) and the free
- * `/health`.
+ * `/health`. A request with `x-handler-fail: 1` is answered 503 by its handler (nothing logged):
+ * the gate releases its payment, as after any failed handler.
  */
 export function createLedgerApp(
   config: LedgerAppConfig,
@@ -65,13 +79,18 @@ export function createLedgerApp(
   const account = privateKeyToAccount(config.facilitatorKey, {
     nonceManager: createNonceManager({ source: jsonRpc() }),
   });
-  const facilitator = createExactEvmFacilitator({
-    account,
-    chain,
-    rpcUrl: config.rpcUrl,
-    pollingIntervalMs: 50,
-    ...(config.receiptTimeoutMs === undefined ? {} : { receiptTimeoutMs: config.receiptTimeoutMs }),
-  });
+  const facilitator = config.facilitatorUrl
+    ? createHttpFacilitatorClient({
+        url: config.facilitatorUrl,
+        settleTimeoutMs: config.settleTimeoutMs ?? 5_000,
+      })
+    : createExactEvmFacilitator({
+        account,
+        chain,
+        rpcUrl: config.rpcUrl,
+        pollingIntervalMs: 50,
+        ...(config.receiptTimeoutMs === undefined ? {} : { receiptTimeoutMs: config.receiptTimeoutMs }),
+      });
   const price = {
     amount: LEDGER_PRICE.toString(),
     asset: config.token.address,
@@ -94,11 +113,18 @@ export function createLedgerApp(
         accepts: { network, payTo: config.payTo, price, maxTimeoutSeconds: 60 },
         paymentIdentifier: true,
       },
+      ...(config.signInSecret
+        ? {
+            'GET /pass': { accepts: { network, payTo: config.payTo, price }, signIn: { passSeconds: 600 } },
+            'GET /uses': { accepts: { network, payTo: config.payTo, price }, signIn: { uses: 5 } },
+          }
+        : {}),
     },
+    ...(config.signInSecret ? { signIn: { secret: config.signInSecret } } : {}),
     schemes: [createExactEvmScheme({ publicClient })],
     facilitator,
     ledger,
-    baseUrl: LEDGER_BASE_URL,
+    baseUrl: config.baseUrl ?? LEDGER_BASE_URL,
     instanceId: config.instanceId,
     pollIntervalMs: 25,
     ...(config.inFlightWaitMs === undefined ? {} : { inFlightWaitMs: config.inFlightWaitMs }),
@@ -113,6 +139,10 @@ export function createLedgerApp(
   if (extra.beforeGate) app.use(extra.beforeGate);
   app.use(middleware);
   const handler = (req: express.Request, res: express.Response) => {
+    if (req.headers['x-handler-fail'] === '1') {
+      res.status(503).json({ failed: true, instance: config.instanceId });
+      return;
+    }
     const run = randomUUID();
     if (config.handlerLog) appendFileSync(config.handlerLog, `${config.instanceId} ${run}\n`);
     res.json({ paid: true, path: req.path, payer: req.payment?.payer, instance: config.instanceId, run });
@@ -121,6 +151,8 @@ export function createLedgerApp(
   app.get('/short', handler);
   app.get('/first', handler);
   app.get('/paid-id', handler);
+  app.get('/pass', handler);
+  app.get('/uses', handler);
   app.post('/order-id', express.json(), (req, res) => {
     const run = randomUUID();
     if (config.handlerLog) appendFileSync(config.handlerLog, `${config.instanceId} ${run}\n`);

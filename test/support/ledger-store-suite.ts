@@ -1,10 +1,12 @@
 import type { LedgerStore } from '@tollbooth/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describeAccessGrants } from './ledger-store-access-suite';
 import { describeIdentifierBindings } from './ledger-store-binding-suite';
 import { describeCompareAndSet } from './ledger-store-cas-suite';
 import { ALL_BYTES, buildLedgerEntry, NOT_UTF8, newId, response } from './ledger-store-fixtures';
 import { describePurgeRules } from './ledger-store-purge-suite';
 import { describeQueries } from './ledger-store-query-suite';
+import { describeBalanceReservations } from './ledger-store-reservation-suite';
 
 /**
  * Opens a store on a namespace of the backend. Two calls with the same namespace must reach the
@@ -227,6 +229,22 @@ export function describeLedgerStore(
     });
 
     describePurgeRules(openStore);
+
+    describeAccessGrants({
+      openStore,
+      closeStore,
+      newNamespace,
+      durable: options.durable,
+      shared: options.shared,
+    });
+
+    describeBalanceReservations({
+      openStore,
+      closeStore,
+      newNamespace,
+      durable: options.durable,
+      shared: options.shared,
+    });
 
     // Only stores that keep data outside the process get these two (the memory store does not).
     const durableIt = options.durable ? it : undefined;
