@@ -68,6 +68,7 @@ function replayReader(texts: Map<string, string>): ChainReader {
     fetchBlockHash: async (height) => parseHashBody(call('hash'), text(`/api/block-height/${height}`)),
     fetchBlockTxSummaries: async (hash) =>
       parseJsonBody(call('summary'), text(`/api/v1/block/${hash}/summary`), BlockTxSummariesWire),
+    fetchReplacement: async () => undefined,
   } as ChainReader;
 }
 

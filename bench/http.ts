@@ -3,258 +3,15 @@
 // after one warm-up run each, every measured run right after an unmeasured one (a server idle
 // while the others ran is cold again), and every figure is compared with the bare framework
 // measured in the same round.
-import autocannon, { type RequestSpec, type Result } from 'autocannon';
 import type { BenchConfig } from './lib/config';
 import { HELLO_PATH, PAID_PATH } from './lib/fixtures';
+import type { HttpCase, HttpSectionResult } from './lib/http-case';
+import type { PaymentPool } from './lib/payments';
+import { runInterleaved } from './lib/run-cases';
+import { type ServerProcess, spawnServer } from './lib/server-process';
+import { MCP_CASE_ID, MCP_PER_REQUEST_CASE_ID, mcpCases } from './mcp';
 
 const FEE_PREVIEW_PATH = '/api/v1/fees/preview';
-
-import type { PaymentPool } from './lib/payments';
-import { type ServerProcess, spawnServer } from './lib/server-process';
-import { type Spread, spread } from './lib/stats';
-
-export type CaseKind =
-  | 'bare'
-  | 'noop'
-  | 'pass'
-  | 'bytes402'
-  | '402'
-  | 'paid'
-  | 'replay'
-  | 'bytesreplay'
-  | 'official-pass'
-  | 'official-402'
-  | 'fee-bare'
-  | 'fee-preview';
-
-export interface HttpCase {
-  id: string;
-  framework: string;
-  label: string;
-  kind: CaseKind;
-  server: ServerProcess;
-  path: string;
-  /** Id of the case whose throughput this one is compared with (same round). */
-  baseline?: string;
-  expectStatus: number;
-  /** Fixed header set, or a per-request header from a pool. */
-  headers?: Record<string, string>;
-  pool?: { headers: string[]; next: number };
-}
-
-export interface RunSample {
-  rps: number;
-  p50: number;
-  p99: number;
-  /** Server CPU (user + system) per request, µs. */
-  cpuUs: number;
-  /** Share of one core the server and the load generator (this process) used during the run, %. */
-  serverBusy: number;
-  clientBusy: number;
-  requests: number;
-  unexpected: number;
-  errors: number;
-}
-
-export interface CaseResult {
-  id: string;
-  framework: string;
-  label: string;
-  kind: CaseKind;
-  baseline?: string;
-  samples: RunSample[];
-  rps: Spread;
-  p50: Spread;
-  p99: Spread;
-  cpuUs: Spread;
-  serverBusy: Spread;
-  clientBusy: Spread;
-  /** Throughput / baseline throughput, per round. */
-  ratio?: Spread;
-  /** CPU per request minus the baseline's, per round, µs. */
-  extraCpuUs?: Spread;
-  /** Baseline CPU per request / this case's: the throughput ratio if both were bound by the server's CPU. */
-  cpuRatio?: Spread;
-  unexpected: number;
-  errors: number;
-  mode: string;
-}
-
-export interface HttpSectionResult {
-  cases: CaseResult[];
-  notes: string[];
-  rounds: number;
-  durationSeconds: number;
-  warmupSeconds: number;
-  connections: number;
-  paidPerRun: number;
-  rewarmSeconds: number;
-  rewarmPayments: number;
-}
-
-export async function runOnce(
-  c: HttpCase,
-  config: BenchConfig,
-  seconds: number,
-  paidAmount = config.paidPerRun,
-): Promise<RunSample> {
-  const request: RequestSpec = { method: 'GET', path: c.path, ...(c.headers ? { headers: c.headers } : {}) };
-  let amount: number | undefined;
-  let firstAt: number | undefined;
-  let lastAt: number | undefined;
-  if (c.pool) {
-    const pool = c.pool;
-    amount = Math.min(paidAmount, pool.headers.length - pool.next);
-    if (amount < Math.min(paidAmount, config.connections))
-      throw new Error(`${c.id}: the payment pool is exhausted`);
-    // autocannon ends a fixed-amount run on its next one-second tick: time the requests themselves.
-    request.setupRequest = (req) => {
-      firstAt ??= performance.now();
-      const header = pool.headers[pool.next++];
-      req.headers = { ...req.headers, 'payment-signature': header ?? 'exhausted' };
-      return req;
-    };
-    request.onResponse = () => {
-      lastAt = performance.now();
-    };
-  }
-  const before = await c.server.cpu();
-  const clientBefore = process.cpuUsage();
-  const startedAt = performance.now();
-  const result: Result = await autocannon({
-    url: c.server.url,
-    connections: config.connections,
-    ...(amount === undefined ? { duration: seconds } : { amount }),
-    requests: [request],
-    timeout: 30,
-  });
-  const wallUs = (performance.now() - startedAt) * 1000;
-  const client = process.cpuUsage(clientBefore);
-  const elapsed = firstAt !== undefined && lastAt !== undefined ? (lastAt - firstAt) / 1000 : Number.NaN;
-  const after = await c.server.cpu();
-  const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
-  const expected =
-    c.expectStatus === 402 ? (result.statusCodeStats?.['402']?.count ?? result['4xx']) : result['2xx'];
-  const served = after.requests - before.requests;
-  return {
-    rps: answered / (amount === undefined ? result.duration : elapsed),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    cpuUs: served > 0 ? (after.user + after.system - before.user - before.system) / served : Number.NaN,
-    serverBusy: (100 * (after.user + after.system - before.user - before.system)) / wallUs,
-    clientBusy: (100 * (client.user + client.system)) / wallUs,
-    requests: answered,
-    unexpected: answered - expected,
-    errors: result.errors + result.timeouts,
-  };
-}
-
-/** Runs the cases interleaved and summarises them. */
-/** One measured run of a case, with the baseline runs right before and after it. */
-interface Bracketed {
-  ratio: number;
-  extraCpuUs: number;
-  cpuRatio: number;
-}
-
-/**
- * Runs the cases interleaved and summarises them. Cases are grouped with their baseline; each
- * round visits the groups (and the cases inside a group) starting one further on, and inside a
- * group runs the baseline before every case and once more after the last (B A B C B D B …), so
- * each case is compared with the mean of the two baseline runs bracketing it: a machine whose load
- * drifts over seconds moves both alike.
- */
-export async function runInterleaved(
-  cases: HttpCase[],
-  config: BenchConfig,
-  options: {
-    rounds: number;
-    seconds: number;
-    warmupSeconds: number;
-    /**
-     * An unmeasured run right before every measured one (seconds; payments for pool cases): a server
-     * that sat idle while the other cases ran has had its heap shrunk and code flushed by V8's
-     * memory reducer, which a server under steady load never has.
-     */
-    rewarm?: { seconds: number; payments: number };
-    log: (line: string) => void;
-  },
-): Promise<CaseResult[]> {
-  const samples = new Map<string, RunSample[]>(cases.map((c) => [c.id, []]));
-  const bracketed = new Map<string, Bracketed[]>(cases.map((c) => [c.id, []]));
-  if (options.warmupSeconds > 0) {
-    for (const c of cases) {
-      const s = await runOnce(c, config, options.warmupSeconds);
-      options.log(`  warm-up ${c.id}: ${Math.round(s.rps)} req/s`);
-    }
-  }
-  const byId = new Map(cases.map((c) => [c.id, c]));
-  const groups: { baseline: HttpCase | undefined; members: HttpCase[] }[] = [];
-  for (const c of cases) {
-    if (c.baseline && byId.has(c.baseline)) continue;
-    groups.push({ baseline: c, members: cases.filter((m) => m.baseline === c.id) });
-  }
-  const rotate = <T>(list: readonly T[], by: number) => list.map((_, i) => list[(i + by) % list.length]!);
-  for (let round = 0; round < options.rounds; round++) {
-    const line: string[] = [];
-    const run = async (c: HttpCase) => {
-      const rewarm = options.rewarm;
-      if (rewarm && rewarm.seconds > 0) await runOnce(c, config, rewarm.seconds, rewarm.payments);
-      const s = await runOnce(c, config, options.seconds);
-      samples.get(c.id)!.push(s);
-      line.push(`${c.id} ${Math.round(s.rps)}`);
-      return s;
-    };
-    for (const group of rotate(groups, round)) {
-      const base = group.baseline!;
-      let before = await run(base);
-      for (const member of rotate(group.members, round)) {
-        const s = await run(member);
-        const after = await run(base);
-        const rps = (before.rps + after.rps) / 2;
-        const cpu = (before.cpuUs + after.cpuUs) / 2;
-        bracketed
-          .get(member.id)!
-          .push({ ratio: s.rps / rps, extraCpuUs: s.cpuUs - cpu, cpuRatio: cpu / s.cpuUs });
-        before = after;
-      }
-    }
-    options.log(`  round ${round + 1}/${options.rounds}: ${line.join(' | ')}`);
-  }
-  return cases.map((c) => summarise(c, samples, bracketed.get(c.id)!, config));
-}
-
-function summarise(
-  c: HttpCase,
-  all: Map<string, RunSample[]>,
-  pairs: Bracketed[],
-  config: BenchConfig,
-): CaseResult {
-  const samples = all.get(c.id)!;
-  const result: CaseResult = {
-    id: c.id,
-    framework: c.framework,
-    label: c.label,
-    kind: c.kind,
-    samples,
-    rps: spread(samples.map((s) => s.rps)),
-    p50: spread(samples.map((s) => s.p50)),
-    p99: spread(samples.map((s) => s.p99)),
-    cpuUs: spread(samples.map((s) => s.cpuUs)),
-    serverBusy: spread(samples.map((s) => s.serverBusy)),
-    clientBusy: spread(samples.map((s) => s.clientBusy)),
-    unexpected: samples.reduce((n, s) => n + s.unexpected, 0),
-    errors: samples.reduce((n, s) => n + s.errors, 0),
-    mode: c.pool ? `${config.paidPerRun} requests per run` : `${config.durationSeconds} s per run`,
-  };
-  if (c.baseline) result.baseline = c.baseline;
-  if (pairs.length > 0) {
-    result.ratio = spread(pairs.map((p) => p.ratio));
-    result.extraCpuUs = spread(pairs.map((p) => p.extraCpuUs));
-    result.cpuRatio = spread(pairs.map((p) => p.cpuRatio));
-  }
-  return result;
-}
 
 interface FrameworkDef {
   key: string;
@@ -421,6 +178,13 @@ export async function runHttpSection(
   }
   const feeCases = FEE_CASE_IDS.some(wanted) ? await feeServiceCases(start, notes) : [];
   cases.push(...feeCases);
+  const mcp = {
+    pooled: wanted(MCP_CASE_ID),
+    // Opt-in: the endpoint as it was, for a before/after in one run (BENCH_HTTP_CASES=mcp/).
+    perRequest: only !== undefined && wanted(MCP_PER_REQUEST_CASE_ID),
+  };
+  if (mcp.pooled || mcp.perRequest)
+    cases.push(...(await mcpCases(start, pool.payloads.slice(0, -1), notes, mcp)));
 
   log(
     `  ${cases.length} cases, ${config.rounds} rounds x ${config.durationSeconds} s after ${config.warmupSeconds} s warm-up`,
@@ -446,7 +210,6 @@ export async function runHttpSection(
 }
 
 const FEE_CASE_IDS = ['fee/bare', 'fee/preview'];
-
 /**
  * The fee service's free preview endpoint (the whole service on its default Fastify mount) against
  * its bare framework's hello, and the same preview responder alone on a bare Fastify app.

@@ -7,16 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteHistory } from '../examples/fee-service/src/capabilities/history/open';
 import type { HistoryStore, StoredBlock } from '../examples/fee-service/src/capabilities/history/types';
-import { createObservatory } from '../examples/fee-service/src/observatory/observatory';
-import { createRecorder } from '../examples/fee-service/src/observatory/recorder';
+import { createObservatory } from '../examples/fee-service/src/capabilities/observatory/observatory';
+import { createRecorder } from '../examples/fee-service/src/capabilities/observatory/recorder';
 import {
   connectBlocks,
   type PollOutcome,
   recordPolls,
-} from '../examples/fee-service/src/observatory/recorder-steps';
-import { ScoreBook } from '../examples/fee-service/src/observatory/score-book';
-import { observatoryChain, observatorySources } from '../examples/fee-service/src/observatory/setup';
-import type { EstimateSource } from '../examples/fee-service/src/observatory/sources';
+} from '../examples/fee-service/src/capabilities/observatory/recorder-steps';
+import { ScoreBook } from '../examples/fee-service/src/capabilities/observatory/score-book';
+import {
+  observatoryChain,
+  observatorySources,
+} from '../examples/fee-service/src/capabilities/observatory/setup';
+import type { EstimateSource } from '../examples/fee-service/src/capabilities/observatory/sources';
 import { createPrng } from '../examples/fee-service/src/simulator/prng';
 import { startMempoolSimulator } from '../examples/fee-service/src/simulator/server';
 import { createBitcoinCoreClient } from '../examples/fee-service/src/upstreams/bitcoin-core';
@@ -104,6 +107,7 @@ function syntheticBlock(height: number, time: number, rng: ReturnType<typeof cre
     max: p10 * 30,
     avg_fee_rate: p10 * 2,
     stats_from: 'fee_range',
+    relay_minimum: 1000,
   };
 }
 

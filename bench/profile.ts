@@ -4,11 +4,12 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type HttpCase, runOnce } from './http';
 import type { BenchConfig } from './lib/config';
 import { type HotFrame, hotFrames } from './lib/cpu-profile';
 import { PAID_PATH } from './lib/fixtures';
+import type { HttpCase } from './lib/http-case';
 import type { PaymentPool } from './lib/payments';
+import { runOnce } from './lib/run-cases';
 import { FROM_SOURCE, SERVER_NODE_FLAGS, type ServerProcess, spawnServer } from './lib/server-process';
 
 export interface ProfiledCase {

@@ -5,17 +5,20 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAiSection } from './ai';
+import type { BenchReport } from './bench-report';
 import { runChainSection } from './chain';
 import { runDevnetSection } from './devnet';
 import { runHttpSection } from './http';
+import { runLatencySection } from './latency';
 import { readConfig, SECTIONS } from './lib/config';
 import { describeMachine, sampleLoad } from './lib/machine';
+import { paidOpsNeeded } from './lib/measure';
 import { benchChallenge, benchPayers, signPaymentPool } from './lib/payments';
 import type { ServerProcess } from './lib/server-process';
-import { paidOpsNeeded, runMicroSection } from './micro';
+import { runMicroSection } from './micro';
 import { runObservatorySection } from './observatory';
 import { runProfileSection } from './profile';
-import { type BenchReport, renderReport } from './report';
+import { renderReport } from './report';
 import { runScalingSection } from './scaling';
 
 const config = readConfig();
@@ -108,6 +111,12 @@ try {
   if (wants('devnet')) {
     log('devnet end-to-end');
     report.devnet = await runDevnetSection(config, log, servers);
+    await stopServers();
+    writePartial();
+  }
+  if (wants('latency')) {
+    log('paid request latency on the devnet');
+    report.latency = await runLatencySection(config, log, servers);
     await stopServers();
     writePartial();
   }

@@ -4,21 +4,14 @@
 // holding 10^4 and 10^6 entries.
 import { createMemoryLedgerStore, createPaymentGate, type LedgerEntry } from '@tollbooth/core';
 import { createExactEvmScheme } from '@tollbooth/evm';
-import { type CaseResult, type HttpCase, runInterleaved } from './http';
 import type { BenchConfig } from './lib/config';
 import { benchRoutes, createInstantFacilitator, HELLO_PATH, PAID_PATH } from './lib/fixtures';
+import type { CaseResult, HttpCase } from './lib/http-case';
+import { type MicroResult, measure, PAID_OPS, PAID_WARMUP_OPS } from './lib/measure';
+import { claimAndFinish, entryFor, paidPathOp, viewOf } from './lib/paid-path';
 import type { PaymentPool } from './lib/payments';
+import { runInterleaved } from './lib/run-cases';
 import { type ServerProcess, spawnServer } from './lib/server-process';
-import {
-  claimAndFinish,
-  entryFor,
-  type MicroResult,
-  measure,
-  PAID_OPS,
-  PAID_WARMUP_OPS,
-  paidPathOp,
-  viewOf,
-} from './micro';
 
 export const ROUTE_COUNTS = [1, 10, 100, 1000] as const;
 export const LEDGER_SIZES = [10_000, 1_000_000] as const;

@@ -2,11 +2,21 @@
 // runs, fewer rounds, small pools. Every setting can be overridden one by one.
 import { parseArgs } from 'node:util';
 
-export type Section = 'http' | 'micro' | 'devnet' | 'scaling' | 'profile' | 'observatory' | 'ai' | 'chain';
+export type Section =
+  | 'http'
+  | 'micro'
+  | 'devnet'
+  | 'latency'
+  | 'scaling'
+  | 'profile'
+  | 'observatory'
+  | 'ai'
+  | 'chain';
 export const SECTIONS: readonly Section[] = [
   'http',
   'micro',
   'devnet',
+  'latency',
   'scaling',
   'profile',
   'observatory',
@@ -57,6 +67,9 @@ const HELP = `npm run bench -- [options]
   --connections=N         autocannon connections (default 50; env BENCH_CONNECTIONS)
   --paid=N                paid requests per run (default 4000; env BENCH_PAID)
   --payers=N --payments=N devnet payers and payments each (default 20 x 25)
+  --only=latency          a paid request's latency on the devnet (blocks every 2 s, the facilitator
+                          50 ms away each way): Tollbooth on each framework beside the official
+                          @x402/express (env BENCH_LATENCY_DELAY_MS, BENCH_LATENCY_BLOCK_SECONDS)
   --only=observatory      the fee observatory alone (scoreboard over 10^4..10^6 estimates, the
                           recorder per poll); a run of some sections keeps the other sections'
                           results of the previous run (from the saved JSON) and says so

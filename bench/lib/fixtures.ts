@@ -14,6 +14,13 @@ export const MAX_TIMEOUT_SECONDS = 3600;
 export const HELLO_PATH = '/hello';
 export const PAID_PATH = '/paid';
 export const HELLO_BODY = { hello: 'world' };
+/** The paid tool of the MCP benchmark server (`bench/servers/mcp.ts`). */
+export const MCP_TOOL = 'paid';
+/** The headers of a streamable HTTP POST to an MCP endpoint (a tools/call of `MCP_TOOL`). */
+export const MCP_HEADERS = {
+  accept: 'application/json, text/event-stream',
+  'content-type': 'application/json',
+};
 
 /** The paid route, plus `extraRoutes` more paid routes (scaling runs) that sort before it. */
 export function benchRoutes(extraRoutes = 0): RoutesConfig {

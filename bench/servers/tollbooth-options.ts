@@ -70,7 +70,7 @@ export async function replayResponse(): Promise<GateResponse> {
   const first = await gate.handle(view);
   if (first.kind !== 'proceed') throw new Error(`the gate answered ${first.kind} to a valid payment`);
   const body = Buffer.from(JSON.stringify(HELLO_BODY));
-  await gate.finish(first.payment, {
+  await first.settle({
     status: 200,
     headers: { 'content-type': 'application/json; charset=utf-8' },
     body,
