@@ -4,16 +4,17 @@ import { parseArgs } from 'node:util';
 import type { AuditChain } from '../facilitator/chain';
 import { createAuditChain } from '../facilitator/chain';
 import { FAULT_AUDITS } from '../faults/audits';
-import { type FaultKit, startFaultKit } from '../faults/kit';
+import type { FaultKit } from '../faults/kit';
 import { runFaultAudits } from '../faults/run';
 import { payableRequirement } from '../faults/server-payment';
 import { decodeHeader, send, TargetUnreachable } from '../http';
 import { createHumanPrinter, summaryLine } from '../report/human';
 import { renderJunit } from '../report/junit';
-import { type AuditResult, exitCodeOf, oneLine, summarize } from '../results';
+import { type AuditResult, exitCodeOf, summarize } from '../results';
 import type { AuditProfile, ReplayMode } from '../types';
-import { type AuditedProcess, startAuditedProcess } from './audited-process';
+import type { AuditedProcess } from './audited-process';
 import { type CliIo, parseCommand, secondsOption, UsageError } from './io';
+import { startKit, startServerUnderAudit, waitForServer } from './server-under-audit';
 
 export const FAULTS_USAGE = `Usage: tollbooth-conformance faults <url> --paid <path> [options]
 
@@ -114,35 +115,18 @@ function parse(argv: string[]) {
 type Options = Exclude<ReturnType<typeof parse>, { help: true }>;
 
 /** Waits until the paid route challenges with an exact payment on the kit's chain. */
-async function waitUntilReady(
+function waitUntilReady(
   options: Options,
   chain: AuditChain,
   child: AuditedProcess | undefined,
 ): Promise<void> {
   const ctx = { baseUrl: options.url, fetch, paths: { paid: options.paid } };
-  const deadline = Date.now() + options.waitMs;
-  for (;;) {
-    if (child?.exited) {
-      throw new TargetUnreachable(
-        `the --exec command exited (${child.exited.signal ?? `code ${child.exited.code}`}) before ${options.url}${options.paid} answered`,
-      );
-    }
-    let problem: Error;
-    try {
-      const answer = await send(ctx, options.paid);
-      if (answer.status !== 402)
-        throw new UsageError(`unpaid GET ${options.paid} answered ${answer.status}, not 402`);
-      payableRequirement(chain, decodeHeader(answer, 'payment-required'));
-      return;
-    } catch (error) {
-      problem = error instanceof Error ? error : new Error(String(error));
-    }
-    if (Date.now() >= deadline) {
-      if (problem instanceof TargetUnreachable) throw problem;
-      throw new UsageError(oneLine(problem));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return waitForServer(`${options.url}${options.paid}`, options.waitMs, child, async () => {
+    const answer = await send(ctx, options.paid);
+    if (answer.status !== 402)
+      throw new UsageError(`unpaid GET ${options.paid} answered ${answer.status}, not 402`);
+    payableRequirement(chain, decodeHeader(answer, 'payment-required'));
+  });
 }
 
 export async function faultsCommand(argv: string[], io: CliIo): Promise<number> {
@@ -152,11 +136,7 @@ export async function faultsCommand(argv: string[], io: CliIo): Promise<number> 
   let kit: FaultKit | undefined;
   let server: AuditedProcess | undefined;
   try {
-    kit = await startFaultKit(
-      Object.fromEntries(Object.entries(options.kit).filter(([, v]) => v !== undefined)),
-    ).catch((error: unknown) => {
-      throw new UsageError(`could not start the kit: ${oneLine(error)}`);
-    });
+    kit = await startKit(options.kit);
     const { chain } = kit;
     const network = `eip155:${chain.chainId}`;
     say(`Auditing ${options.url}${options.paid} against facilitator faults`);
@@ -165,21 +145,7 @@ export async function faultsCommand(argv: string[], io: CliIo): Promise<number> 
     say(
       `  token            ${chain.token.address} (EIP-712 name "${chain.token.name}", version "${chain.token.version}")`,
     );
-    if (options.exec) {
-      server = startAuditedProcess(
-        options.exec,
-        {
-          TOLLBOOTH_FACILITATOR_URL: kit.facilitatorUrl,
-          TOLLBOOTH_RPC_URL: chain.rpcUrl,
-          TOLLBOOTH_CHAIN_ID: String(chain.chainId),
-          TOLLBOOTH_NETWORK: network,
-          TOLLBOOTH_TOKEN: chain.token.address,
-          TOLLBOOTH_PAY_TO: chain.payTo,
-        },
-        io.err,
-        'server',
-      );
-    }
+    if (options.exec) server = startServerUnderAudit(options.exec, kit, chain, io.err);
     if (options.waitMs > 0)
       say(
         `  waiting          up to ${options.waitMs / 1000} s for ${options.paid} to offer exact on ${network}`,

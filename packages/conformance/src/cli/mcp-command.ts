@@ -8,7 +8,7 @@ import { createFacilitatorFaultControl } from '@tollbooth/facilitator';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type AuditChainConfig, createAuditChain } from '../facilitator/chain';
 import { ChainUnreachable } from '../facilitator/run';
-import { type FaultKit, startFaultKit } from '../faults/kit';
+import type { FaultKit } from '../faults/kit';
 import { payableRequirement } from '../faults/server-payment';
 import type { FaultSwitch } from '../faults/types';
 import { TargetUnreachable } from '../http';
@@ -18,9 +18,10 @@ import { createHumanPrinter, summaryLine } from '../report/human';
 import { renderJunit } from '../report/junit';
 import { type AuditResult, exitCodeOf, oneLine, summarize } from '../results';
 import type { AuditProfile } from '../types';
-import { type AuditedProcess, startAuditedProcess } from './audited-process';
+import type { AuditedProcess } from './audited-process';
 import { type CliIo, parseCommand, secondsOption, UsageError } from './io';
 import { OWN_CHAIN_OPTIONS, ownChain, parseOwnChain } from './own-chain';
+import { startKit, startServerUnderAudit, waitForServer } from './server-under-audit';
 
 export const MCP_USAGE = `Usage: tollbooth-conformance mcp <url> --tool <name> [--args <json>] [options]
 
@@ -145,20 +146,13 @@ function parse(argv: string[]) {
 type Options = Exclude<ReturnType<typeof parse>, { help: true }>;
 
 /** Waits until an unpaid call of the tool answers a challenge the kit can pay on `chain`. */
-async function waitUntilReady(
+function waitUntilReady(
   options: Options,
   chain: AuditChainConfig,
   child: AuditedProcess | undefined,
 ): Promise<void> {
   const audited = createAuditChain(chain);
-  const deadline = Date.now() + options.waitMs;
-  for (;;) {
-    if (child?.exited) {
-      throw new TargetUnreachable(
-        `the --exec command exited (${child.exited.signal ?? `code ${child.exited.code}`}) before ${options.url} answered`,
-      );
-    }
-    let problem: Error;
+  return waitForServer(options.url, options.waitMs, child, async () => {
     const client = new Client({ name: 'tollbooth-conformance', version: '0.1.0' });
     try {
       try {
@@ -171,18 +165,10 @@ async function waitUntilReady(
       if (result.isError !== true || !Array.isArray(challenge?.['accepts']))
         throw new UsageError(`an unpaid call of ${options.tool} answered no PaymentRequired: is it paid?`);
       payableRequirement(audited, challenge);
-      return;
-    } catch (error) {
-      problem = error instanceof Error ? error : new Error(String(error));
     } finally {
       await client.close().catch(() => undefined);
     }
-    if (Date.now() >= deadline) {
-      if (problem instanceof TargetUnreachable) throw problem;
-      throw new UsageError(oneLine(problem));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  });
 }
 
 export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
@@ -193,11 +179,7 @@ export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
   let server: AuditedProcess | undefined;
   try {
     if (!options.own) {
-      kit = await startFaultKit(
-        Object.fromEntries(Object.entries(options.kit).filter(([, v]) => v !== undefined)),
-      ).catch((error: unknown) => {
-        throw new UsageError(`could not start the kit: ${oneLine(error)}`);
-      });
+      kit = await startKit(options.kit);
     }
     const chain = kit ? kit.chain : await ownChain(options.own!);
     const faults: FaultSwitch | undefined = kit
@@ -216,21 +198,7 @@ export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
       `  token            ${chain.token.address} (EIP-712 name "${chain.token.name}", version "${chain.token.version}")`,
     );
     say(`  payer            ${privateKeyToAccount(chain.payers[0]!).address}`);
-    if (kit && options.exec) {
-      server = startAuditedProcess(
-        options.exec,
-        {
-          TOLLBOOTH_FACILITATOR_URL: kit.facilitatorUrl,
-          TOLLBOOTH_RPC_URL: chain.rpcUrl,
-          TOLLBOOTH_CHAIN_ID: String(chain.chainId),
-          TOLLBOOTH_NETWORK: network,
-          TOLLBOOTH_TOKEN: chain.token.address,
-          TOLLBOOTH_PAY_TO: chain.payTo,
-        },
-        io.err,
-        'server',
-      );
-    }
+    if (kit && options.exec) server = startServerUnderAudit(options.exec, kit, chain, io.err);
     if (options.waitMs > 0)
       say(
         `  waiting          up to ${options.waitMs / 1000} s for ${options.tool} to offer exact on ${network}`,
