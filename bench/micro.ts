@@ -7,6 +7,7 @@ import {
   createPaymentGate,
   decodeHeaderJson,
   decodePaymentHeader,
+  readWellFormedPayload,
 } from '@tollbooth/core';
 import {
   createExactEvmScheme,
@@ -65,8 +66,23 @@ export async function runMicroSection(
     ),
   );
   add(
-    await measure('paid path pieces', 'decodePaymentHeader (both of the above)', 2000, batches, () =>
-      decodePaymentHeader(header),
+    await measure(
+      'paid path pieces',
+      'schema check (hand-written, what the gate runs)',
+      2000,
+      batches,
+      () => {
+        if (!readWellFormedPayload(json)) throw new Error('the bench payload is not well formed');
+      },
+    ),
+  );
+  add(
+    await measure(
+      'paid path pieces',
+      'decodePaymentHeader (decode + the hand-written check)',
+      2000,
+      batches,
+      () => decodePaymentHeader(header),
     ),
   );
   add(

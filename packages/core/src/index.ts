@@ -140,6 +140,7 @@ export {
   PaymentRequirementsV1,
   ResourceInfo,
   readPaymentIdentifier,
+  readWellFormedPayload,
   SettleResponse,
   SupportedKind,
   SupportedResponse,

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { TollboothError } from '../errors/tollbooth-error';
 import { AnyPaymentPayload } from './schemas';
+import { readWellFormedPayload } from './well-formed-payload';
 
 /** Default cap on the length of a payment header (characters of header text). */
 export const DEFAULT_MAX_PAYMENT_HEADER_BYTES = 16 * 1024;
@@ -74,6 +75,9 @@ export function decodePaymentHeader(
     throw new TollboothError('payment_header_too_large', `payment header longer than ${max} characters`);
   }
   const json = decodeHeaderJson(value);
+  // The common case skips zod (see ./well-formed-payload); zod judges the rest and words the error.
+  const wellFormed = readWellFormedPayload(json);
+  if (wellFormed) return wellFormed;
   const parsed = AnyPaymentPayload.safeParse(json);
   if (!parsed.success) {
     // A failed parse has at least one issue. One at the root (no path) is about the payload as a

@@ -3,3 +3,4 @@ export * from './codec';
 export * from './money';
 export * from './payment-identifier';
 export * from './schemas';
+export * from './well-formed-payload';
