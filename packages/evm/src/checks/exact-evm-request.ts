@@ -152,10 +152,21 @@ export function checkRequest(
       payer,
     );
   }
+  // Fields listed, not spread: this runs once per paid request, and a literal keeps one shape.
   return {
     ok: true,
     request: {
-      ...request,
+      x402Version: request.x402Version,
+      clientScheme: request.clientScheme,
+      clientNetwork: request.clientNetwork,
+      scheme: request.scheme,
+      network: request.network,
+      wireNetwork: request.wireNetwork,
+      amount: request.amount,
+      asset: request.asset,
+      payTo: request.payTo,
+      extra: request.extra,
+      rawPayload: request.rawPayload,
       payload: parsed.payload,
       chainId,
       assetAddress,

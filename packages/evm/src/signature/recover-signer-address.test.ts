@@ -31,6 +31,15 @@ describe('recoverSignerAddress', () => {
     expect(getDefaultRecoveryBackend()).toBe('native');
   });
 
+  it.each([
+    ['a 63-byte signature', new Uint8Array(63), 0, new Uint8Array(32)],
+    ['recovery id 2', new Uint8Array(64).fill(1), 2, new Uint8Array(32).fill(1)],
+    ['a 31-byte digest', new Uint8Array(64).fill(1), 0, new Uint8Array(31)],
+    ['an all-zero signature', new Uint8Array(64), 0, new Uint8Array(32).fill(1)],
+  ])('throws from the native addon, called without its JavaScript checks, for %s', (_, sig, id, hash) => {
+    expect(() => getRecoverPublicKey('native')(sig, id, hash)).toThrow();
+  });
+
   it('recovers the signer with both backends, identically, for random keys and digests', async () => {
     await fc.assert(
       fc.asyncProperty(privateKey, digest, async (key, hash) => {

@@ -1,17 +1,20 @@
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 
 /**
  * Recovers the uncompressed (65-byte) public key of a compact signature, or throws.
- * `signature` is r || s (64 bytes), `recovery` 0 or 1, `hash` the 32-byte digest.
+ * `signature` is r || s (64 bytes), `recovery` 0 or 1, `hash` the 32-byte digest. The native
+ * backend answers in one buffer it reuses: read (or copy) the key before the next call.
  */
 export type RecoverPublicKey = (signature: Uint8Array, recovery: number, hash: Uint8Array) => Uint8Array;
 
 /** Which implementation recovers public keys. */
 export type RecoveryBackend = 'native' | 'noble';
 
-interface NativeSecp256k1 {
-  ecdsaRecover(signature: Uint8Array, recovery: number, hash: Uint8Array, compressed: boolean): Uint8Array;
+/** The `secp256k1` package's native addon itself: writes into `output`, answers 0 on success. */
+interface NativeSecp256k1Addon {
+  ecdsaRecover(output: Uint8Array, signature: Uint8Array, recovery: number, hash: Uint8Array): number;
 }
 
 /** libsecp256k1 through the `secp256k1` package's prebuilt binding (about 20 times faster than noble). */
@@ -19,9 +22,22 @@ function loadNative(): RecoverPublicKey | undefined {
   try {
     // The CommonJS build has no import.meta.url; there __filename is the anchor.
     const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
-    // `secp256k1/bindings` is the native addon only; the package root silently falls back to elliptic.
-    const native = require('secp256k1/bindings') as NativeSecp256k1;
-    return (signature, recovery, hash) => native.ecdsaRecover(signature, recovery, hash, false);
+    // `secp256k1/bindings` is the native addon behind a JavaScript layer that re-checks every
+    // argument's type and allocates the output; the package root silently falls back to elliptic.
+    // The addon is called directly: recoverSignerAddress has already checked the lengths and the
+    // recovery id, and hashes the key before the next call can overwrite the shared output.
+    const bindings = require.resolve('secp256k1/bindings');
+    const Addon = createRequire(bindings)('node-gyp-build')(dirname(bindings))
+      .Secp256k1 as new () => NativeSecp256k1Addon;
+    const native = new Addon();
+    const output = new Uint8Array(65);
+    return (signature, recovery, hash) => {
+      if (signature.length !== 64 || hash.length !== 32 || (recovery !== 0 && recovery !== 1))
+        throw new Error('a recoverable signature is 64 bytes, a recovery id 0 or 1 and a 32-byte digest');
+      const status = native.ecdsaRecover(output, signature, recovery, hash);
+      if (status !== 0) throw new Error(`libsecp256k1 could not recover the key (status ${status})`);
+      return output;
+    };
   } catch {
     return undefined;
   }
