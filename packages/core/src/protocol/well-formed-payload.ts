@@ -102,6 +102,11 @@ const V1_KEYS = new Set(['x402Version', 'scheme', 'network', 'payload']);
 /**
  * Reads a decoded payment header as `AnyPaymentPayload.parse` would, without zod, when it is well
  * formed; `undefined` means "ask zod" (a bad payload, or one with a shape this reader leaves to it).
+ * `decodePaymentHeader` runs it before the schema.
+ *
+ * @example
+ * const json = decodeHeaderJson(header);
+ * const payload = readWellFormedPayload(json) ?? AnyPaymentPayload.parse(json);
  */
 export function readWellFormedPayload(json: unknown): AnyPaymentPayload | undefined {
   if (!isObject(json) || hasSpecialKey(json)) return undefined;
