@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TollboothConfigError } from '../errors/config-error';
 import { TollboothError } from '../errors/tollbooth-error';
 import { createSimpleScheme, TEST_ASSET, TEST_PAY_TO } from '../test-support/simple-scheme';
-import { compileRoutes } from './compile-routes';
+import { compileRoutes, MEMO_SIZE, MEMO_TARGET_MAX } from './compile-routes';
 import { normalizeTarget } from './normalize-path';
 import type { RoutesConfig } from './types';
 
@@ -521,5 +521,68 @@ describe('path normalisation (properties)', () => {
         },
       ),
     );
+  });
+});
+
+describe('the match memo', () => {
+  it('matches a method and target once: the same answer object again, for match and methodsFor', () => {
+    const table = compileFeeRoutes();
+    const first = table.match('GET', '/api/v1/ai/explain/transaction/abc');
+    expect(first?.params).toEqual({ txid: 'abc' });
+    expect(table.match('get', '/api/v1/ai/explain/transaction/abc')).toBe(first);
+    // A free target is kept too, as a miss.
+    expect(table.match('GET', '/free')).toBeUndefined();
+    expect(table.match('GET', '/free')).toBeUndefined();
+    expect(table.methodsFor('/api/v1/broadcast')).toEqual(['POST']);
+    const methods = table.methodsFor('/api/v1/broadcast');
+    methods.push('PUT');
+    expect(table.methodsFor('/api/v1/broadcast')).toEqual(['POST']);
+  });
+
+  it('keeps each target apart: query, origin and raw path stay those of the request', () => {
+    const table = compileFeeRoutes();
+    const plain = table.match('GET', 'https://api.example.com/api/v1/fees/now');
+    const query = table.match('GET', 'https://api.example.com/api/v1/fees/now?x=1');
+    const other = table.match('GET', 'http://evil.example/api/v1/fees/now');
+    const encoded = table.match('GET', 'https://api.example.com/api/v1/fees/%6Eow');
+    expect(plain?.target.query).toBeUndefined();
+    expect(query?.target.query).toBe('x=1');
+    expect(other?.target.origin).toBe('http://evil.example');
+    expect(encoded?.target.rawPath).toBe('/api/v1/fees/%6Eow');
+    expect(table.match('GET', 'https://api.example.com/api/v1/fees/now')).toBe(plain);
+    expect(table.match('POST', 'https://api.example.com/api/v1/fees/now')).toBeUndefined();
+  });
+
+  it('reads availability from the route, so a change after the first match is seen', () => {
+    const table = compileFeeRoutes();
+    expect(table.match('GET', '/api/v1/fees/now')?.route.availability).toBe('paused');
+    table.setAvailability('GET /api/v1/fees/now', 'active');
+    expect(table.match('GET', '/api/v1/fees/now')?.route.availability).toBe('active');
+  });
+
+  it('hands out a kept match frozen, so no caller can change what the next request gets', () => {
+    const table = compileFeeRoutes();
+    const match = table.match('GET', '/api/v1/ai/explain/transaction/abc')!;
+    expect(Object.isFrozen(match) && Object.isFrozen(match.params) && Object.isFrozen(match.target)).toBe(
+      true,
+    );
+    expect(() => {
+      (match.params as Record<string, string>)['txid'] = 'other';
+    }).toThrow(TypeError);
+  });
+
+  it('is bounded: the oldest target is dropped once MEMO_SIZE are kept, and long targets are never kept', () => {
+    const table = compileFeeRoutes();
+    const first = table.match('GET', '/api/v1/ai/explain/transaction/0');
+    for (let i = 1; i < MEMO_SIZE; i++) table.match('GET', `/api/v1/ai/explain/transaction/${i}`);
+    expect(table.match('GET', '/api/v1/ai/explain/transaction/0')).toBe(first);
+    table.match('HEAD', `/api/v1/ai/explain/transaction/${MEMO_SIZE}`);
+    const again = table.match('GET', '/api/v1/ai/explain/transaction/0');
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    const long = `/api/v1/ai/explain/transaction/${'a'.repeat(MEMO_TARGET_MAX)}`;
+    const once = table.match('GET', long);
+    expect(once?.params['txid']).toHaveLength(MEMO_TARGET_MAX);
+    expect(table.match('GET', long)).not.toBe(once);
   });
 });

@@ -11,7 +11,7 @@ import { normalizeTarget } from './normalize-path';
 import { resolveAccepts } from './resolve-accepts';
 import { ASCII_PATH, compilePattern, MISTAKEN_PARAM, type Pattern } from './route-pattern';
 import { AVAILABILITY, checkRouteSettings, stripSlash, TOOL_METHOD } from './route-settings';
-import type { Availability, CompiledRoute, RoutesConfig, RouteTable } from './types';
+import type { Availability, CompiledRoute, RouteMatch, RoutesConfig, RouteTable } from './types';
 
 export type { Challenge };
 
@@ -27,6 +27,18 @@ export interface CompileRoutesOptions {
   baseUrl?: string;
   /** Sign-in-with-x for routes that have a `signIn` policy (docs/sign-in-with-x.md). */
   signIn?: SignInOptions;
+}
+
+/** Matches kept per table (see `matchMemo` in {@link compileRoutes}). */
+export const MEMO_SIZE = 1024;
+/** Longer targets are matched every time, not kept. */
+export const MEMO_TARGET_MAX = 512;
+
+/** A match kept for later requests: shared, so nothing may change it. */
+function freezeMatch(match: RouteMatch): RouteMatch {
+  Object.freeze(match.params);
+  Object.freeze(match.target);
+  return Object.freeze(match);
 }
 
 const KEY = /^(?:([A-Za-z]+|\*)\s+)?(\/\S*)$/;
@@ -159,77 +171,122 @@ export function compileRoutes(config: RoutesConfig, options: CompileRoutesOption
     else literals.set(key, [index]);
   });
 
+  /**
+   * The answers of `match` and `methodsFor` per method and target, so a request asked about twice
+   * (the adapter's `isPaid`, then the gate) and the same URL asked again are matched once. Every
+   * answer depends only on the method, the target and the table, which is fixed once compiled
+   * (availability is read from the route itself). Bounded: the oldest entry goes when one is full,
+   * and a target longer than {@link MEMO_TARGET_MAX} is never kept.
+   */
+  const matchMemo = new Map<string, Map<string, RouteMatch | null>>();
+  const methodsMemo = new Map<string, readonly string[]>();
+  let matchMemoSize = 0;
+
+  const matchUncached = (upper: string, url: string): RouteMatch | undefined => {
+    // HEAD is served by GET handlers in Express, Koa and Fastify: gate it like GET.
+    const methods = upper === 'HEAD' ? ['HEAD', 'GET'] : [upper];
+    // A tool call matches tool routes only, and an HTTP request never does (nor is shadowed by one).
+    const tool = upper === TOOL_METHOD;
+    const foreign = (route: CompiledRoute) => (route.method === TOOL_METHOD) !== tool;
+    const target = normalizeTarget(url);
+    let candidate = compiled.length;
+    let scan = allIndexes;
+    // A more specific route at this path that serves other methods: a route declared without a
+    // method (a price pattern) does not take the methods that route leaves out (405, not 402).
+    let claimedBy: string | undefined;
+    if (ASCII_PATH.test(target.path)) {
+      scan = patternIndexes;
+      for (const index of literals.get(target.path.toLowerCase()) ?? []) {
+        if (foreign(compiled[index]!)) continue;
+        if (allows(compiled[index]!, methods)) {
+          candidate = index;
+          break;
+        }
+        claimedBy ??= compiled[index]!.pattern.pathKey;
+      }
+    }
+    for (const index of scan) {
+      if (index > candidate) break;
+      const route = compiled[index]!;
+      if (foreign(route)) continue;
+      if (!allows(route, methods) || (route.method === '*' && shadowed(route, claimedBy))) {
+        if (claimedBy === undefined && route.pattern.regex.test(target.path)) {
+          claimedBy = route.pattern.pathKey;
+        }
+        continue;
+      }
+      const found = route.pattern.regex.exec(target.path);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      route.pattern.params.forEach((name, i) => {
+        params[name] = found[i + 1] ?? '';
+      });
+      return { route, path: target.path, params, target, resourceUrl: route.resourceUrl(target) };
+    }
+    const route = compiled[candidate];
+    if (!route || foreign(route)) return undefined;
+    return { route, path: target.path, params: {}, target, resourceUrl: route.resourceUrl(target) };
+  };
+
+  const methodsUncached = (url: string): string[] => {
+    const target = normalizeTarget(url);
+    const matching: number[] = [];
+    let scan = allIndexes;
+    if (ASCII_PATH.test(target.path)) {
+      scan = patternIndexes;
+      matching.push(...(literals.get(target.path.toLowerCase()) ?? []));
+    }
+    for (const index of scan) {
+      if (compiled[index]!.pattern.regex.test(target.path)) matching.push(index);
+    }
+    matching.sort((a, b) => a - b);
+    const found = new Set<string>();
+    let claimedBy: string | undefined;
+    for (const index of matching) {
+      const route = compiled[index]!;
+      if (route.method === TOOL_METHOD) continue;
+      if (route.method === '*' && shadowed(route, claimedBy)) continue;
+      claimedBy ??= route.pattern.pathKey;
+      found.add(route.method);
+      if (route.method === 'GET') found.add('HEAD');
+    }
+    return [...found];
+  };
+
   const table: RouteTable = {
     routes: compiled,
     match(method, url) {
       const upper = method.toUpperCase();
-      // HEAD is served by GET handlers in Express, Koa and Fastify: gate it like GET.
-      const methods = upper === 'HEAD' ? ['HEAD', 'GET'] : [upper];
-      // A tool call matches tool routes only, and an HTTP request never does (nor is shadowed by one).
-      const tool = upper === TOOL_METHOD;
-      const foreign = (route: CompiledRoute) => (route.method === TOOL_METHOD) !== tool;
-      const target = normalizeTarget(url);
-      let candidate = compiled.length;
-      let scan = allIndexes;
-      // A more specific route at this path that serves other methods: a route declared without a
-      // method (a price pattern) does not take the methods that route leaves out (405, not 402).
-      let claimedBy: string | undefined;
-      if (ASCII_PATH.test(target.path)) {
-        scan = patternIndexes;
-        for (const index of literals.get(target.path.toLowerCase()) ?? []) {
-          if (foreign(compiled[index]!)) continue;
-          if (allows(compiled[index]!, methods)) {
-            candidate = index;
-            break;
-          }
-          claimedBy ??= compiled[index]!.pattern.pathKey;
-        }
+      if (url.length > MEMO_TARGET_MAX) return matchUncached(upper, url);
+      let byUrl = matchMemo.get(upper);
+      const memo = byUrl?.get(url);
+      if (memo !== undefined) return memo ?? undefined;
+      const found = matchUncached(upper, url);
+      if (matchMemoSize >= MEMO_SIZE) {
+        // The oldest entry of the first method's map (insertion order): a bound, not an LRU.
+        const [oldestMethod, oldest] = matchMemo.entries().next().value as [string, Map<string, unknown>];
+        oldest.delete(oldest.keys().next().value as string);
+        if (oldest.size === 0) matchMemo.delete(oldestMethod);
+        matchMemoSize--;
+        byUrl = matchMemo.get(upper);
       }
-      for (const index of scan) {
-        if (index > candidate) break;
-        const route = compiled[index]!;
-        if (foreign(route)) continue;
-        if (!allows(route, methods) || (route.method === '*' && shadowed(route, claimedBy))) {
-          if (claimedBy === undefined && route.pattern.regex.test(target.path)) {
-            claimedBy = route.pattern.pathKey;
-          }
-          continue;
-        }
-        const found = route.pattern.regex.exec(target.path);
-        if (!found) continue;
-        const params: Record<string, string> = {};
-        route.pattern.params.forEach((name, i) => {
-          params[name] = found[i + 1] ?? '';
-        });
-        return { route, path: target.path, params, target, resourceUrl: route.resourceUrl(target) };
+      if (!byUrl) {
+        byUrl = new Map();
+        matchMemo.set(upper, byUrl);
       }
-      const route = compiled[candidate];
-      if (!route || foreign(route)) return undefined;
-      return { route, path: target.path, params: {}, target, resourceUrl: route.resourceUrl(target) };
+      byUrl.set(url, found ? freezeMatch(found) : null);
+      matchMemoSize++;
+      return found;
     },
     methodsFor(url) {
-      const target = normalizeTarget(url);
-      const matching: number[] = [];
-      let scan = allIndexes;
-      if (ASCII_PATH.test(target.path)) {
-        scan = patternIndexes;
-        matching.push(...(literals.get(target.path.toLowerCase()) ?? []));
+      if (url.length > MEMO_TARGET_MAX) return methodsUncached(url);
+      let methods = methodsMemo.get(url);
+      if (methods === undefined) {
+        methods = Object.freeze(methodsUncached(url));
+        if (methodsMemo.size >= MEMO_SIZE) methodsMemo.delete(methodsMemo.keys().next().value as string);
+        methodsMemo.set(url, methods);
       }
-      for (const index of scan) {
-        if (compiled[index]!.pattern.regex.test(target.path)) matching.push(index);
-      }
-      matching.sort((a, b) => a - b);
-      const found = new Set<string>();
-      let claimedBy: string | undefined;
-      for (const index of matching) {
-        const route = compiled[index]!;
-        if (route.method === TOOL_METHOD) continue;
-        if (route.method === '*' && shadowed(route, claimedBy)) continue;
-        claimedBy ??= route.pattern.pathKey;
-        found.add(route.method);
-        if (route.method === 'GET') found.add('HEAD');
-      }
-      return [...found];
+      return [...methods];
     },
     get: (key) => byKey.get(key),
     setAvailability(key, availability) {
