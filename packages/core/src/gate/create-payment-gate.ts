@@ -82,8 +82,11 @@ export function createPaymentGate(options: PaymentGateOptions): TollboothGate {
     if (hooks.onMatched) safeHook(rt, () => hooks.onMatched?.(event));
     const refused = admissionRefusal(request, match, requestId);
     if (refused) return reported(event, respond(refused));
-    const early = await runPrecondition(rt, request, match, requestId);
-    if (early) return early.quiet ? respond(early.response) : reported(event, respond(early.response));
+    // No await (no promise, no microtask) for a route without a precondition, as most are.
+    if (match.route.config.precondition) {
+      const early = await runPrecondition(rt, request, match, requestId);
+      if (early) return early.quiet ? respond(early.response) : reported(event, respond(early.response));
+    }
     const header = paymentHeaderOf(request);
     const proof = match.route.signIn && !header ? request.header(SIGN_IN_HEADER) : undefined;
     if (proof !== undefined) return reported(event, await signInSafely(admitted, proof));
