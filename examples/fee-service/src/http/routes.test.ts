@@ -9,7 +9,7 @@ import { patternCovers } from '../resources/publish';
 import { PRICE_PATTERNS, RESOURCES } from '../resources/registry';
 import { buildTestEnvironment, buildTestRouteTable, declaredPublications } from '../resources/testing';
 import { requestIdOf } from './respond';
-import { createRouteLabeler } from './routes';
+import { createRouteLabeler, LABEL_MEMO_PATH_MAX, LABEL_MEMO_SIZE } from './routes';
 import type { RouteResult, ServiceRoute } from './types';
 
 /** The labeler as it was: every route's pattern as a regular expression, the first match wins. */
@@ -288,5 +288,19 @@ describe("a paid resource's precondition in the gate (buildRoutesConfig)", () =>
     expect(JSON.parse(Buffer.from(response!.body).toString('utf8')).error.code).toBe('invalid_request');
     const challenged = await gate.handle({ method: 'GET', url, header });
     expect(challenged.kind === 'respond' && challenged.response.status).toBe(402);
+  });
+});
+
+describe('createRouteLabeler memo', () => {
+  it('labels a path the same when asked again, past its bound and for paths too long to keep', () => {
+    const label = createRouteLabeler(serviceRoutes);
+    const paths = serviceRoutes.map((route) => route.path.replaceAll(/:[A-Za-z_]+/g, '840000'));
+    const first = paths.map((path) => label('GET', path));
+    expect(first).toEqual(paths.map((path) => labelSlowly(serviceRoutes, path)));
+    for (let i = 0; i <= LABEL_MEMO_SIZE; i++) label('GET', `/unknown/${i}`);
+    expect(paths.map((path) => label('GET', path))).toEqual(first);
+    const long = `/${'a'.repeat(LABEL_MEMO_PATH_MAX)}`;
+    expect(label('GET', long)).toBe('other');
+    expect(label('GET', long)).toBe(labelSlowly(serviceRoutes, long));
   });
 });

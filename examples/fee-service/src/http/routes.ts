@@ -97,7 +97,7 @@ export function createRouteLabeler(
       ),
     });
   });
-  return (_method, path) => {
+  const labelOf = (path: string): string => {
     const hit = exact.get(path);
     for (const pattern of patterns) {
       if (hit !== undefined && pattern.index > hit) break;
@@ -105,4 +105,22 @@ export function createRouteLabeler(
     }
     return hit === undefined ? 'other' : (routes[hit]?.path ?? 'other');
   };
+  // Each path is labelled once: a request's metrics then cost one map lookup, not a regex scan.
+  // Bounded (oldest out first); a path longer than LABEL_MEMO_PATH_MAX is labelled every time.
+  const memo = new Map<string, string>();
+  return (_method, path) => {
+    if (path.length > LABEL_MEMO_PATH_MAX) return labelOf(path);
+    let label = memo.get(path);
+    if (label === undefined) {
+      label = labelOf(path);
+      if (memo.size >= LABEL_MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+      memo.set(path, label);
+    }
+    return label;
+  };
 }
+
+/** Paths whose label {@link createRouteLabeler} keeps. */
+export const LABEL_MEMO_SIZE = 1024;
+/** Longer paths are labelled every time, not kept. */
+export const LABEL_MEMO_PATH_MAX = 256;

@@ -204,14 +204,15 @@ export async function mountFastify(options: MountOptions): Promise<MountedApp> {
       })
       .catch(done);
   };
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!limits.enabled && own.size === 0) return done();
-    const view = viewOf(request);
-    // A tools/call POSTed to /mcp counts as its tool: the body is read for it (and kept).
-    const resolved = edge.resolve(view, () => view.readBody());
-    if (!(resolved instanceof Promise)) return limit(request, reply, resolved, done);
-    resolved.then((tool) => limit(request, reply, tool, done), done);
-  });
+  // No limit to apply (RATE_LIMIT_ENABLED=false, no resource's own): no hook, nothing per request.
+  if (limits.enabled || own.size > 0)
+    app.addHook('onRequest', (request, reply, done) => {
+      const view = viewOf(request);
+      // A tools/call POSTed to /mcp counts as its tool: the body is read for it (and kept).
+      const resolved = edge.resolve(view, () => view.readBody());
+      if (!(resolved instanceof Promise)) return limit(request, reply, resolved, done);
+      resolved.then((tool) => limit(request, reply, tool, done), done);
+    });
   // Bodies are read once by the gate's route precondition (to validate them before any challenge)
   // and by the handlers through `readBody()`; Fastify's own parsers would wait for a stream already read.
   app.removeAllContentTypeParsers();

@@ -57,6 +57,27 @@ function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** Host headers known to be an authority: most requests carry one of a few, checked once. */
+export const VALID_HOSTS_KEPT = 64;
+
+/**
+ * Whether a `Host` header is an authority URLs can be built from (RFC 9112 section 3.2); the
+ * valid ones are kept (at most {@link VALID_HOSTS_KEPT}, oldest out first), an invalid one is
+ * checked every time.
+ */
+export function createHostCheck(): { valid(host: string): boolean } {
+  const known = new Set<string>();
+  return {
+    valid(host) {
+      if (known.has(host)) return true;
+      if (!URL.canParse(`http://${host}/`)) return false;
+      if (known.size >= VALID_HOSTS_KEPT) known.delete(known.values().next().value as string);
+      known.add(host);
+      return true;
+    },
+  };
+}
+
 /**
  * Step 3: the `node:http` server, listening first because the canonical base URL may depend on
  * the port it got. One listener per response (no closure per request) counts the request and its
@@ -73,6 +94,7 @@ export async function startHttpServer(
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const cors = createCors(config.cors);
+  const hosts = createHostCheck();
 
   function finished(this: Timed) {
     inFlight -= 1;
@@ -121,7 +143,7 @@ export async function startHttpServer(
     // A Host that is no authority (`h:99999`, `a b`) would make every URL built from it throw:
     // refused here, 400 as RFC 9112 section 3.2 asks, the same on every mount.
     const host = req.headers.host;
-    if (host !== undefined && !URL.canParse(`http://${host}/`)) {
+    if (host !== undefined && !hosts.valid(host)) {
       const requestId = requestIdOf((name) => {
         const value = req.headers[name];
         return Array.isArray(value) ? value.join(', ') : value;
