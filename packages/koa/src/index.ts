@@ -11,7 +11,9 @@ import {
   applyGateHeaders,
   asBuffer,
   asteriskFormRefusal,
+  type HeaderTarget,
   headerNamesOf,
+  nodeHeaderTarget,
   sendableBody,
   toBodyBytes,
   toHandlerHeaders,
@@ -33,20 +35,24 @@ export type TollboothOptions = PaymentGateOptions | { gate: TollboothGate };
 /** The middleware, with the gate it drives (route table, ledger). */
 export type TollboothMiddleware = Middleware & { readonly gate: TollboothGate };
 
+/** Koa's own header calls: they do nothing once the head is sent (a handler that wrote to `ctx.res`). */
+function koaHeaderTarget(ctx: Context): HeaderTarget {
+  return {
+    names: () => Object.keys(ctx.response.headers),
+    get: (name) => ctx.response.get(name) || undefined,
+    remove: (name) => ctx.remove(name),
+    set: (name, value) => ctx.set(name, value),
+  };
+}
+
 function send(ctx: Context, response: GateResponse, before?: ReadonlySet<string>): void {
   ctx.status = response.status;
-  applyGateHeaders(
-    {
-      names: () => Object.keys(ctx.response.headers),
-      get: (name) => ctx.response.get(name) || undefined,
-      remove: (name) => ctx.remove(name),
-      set: (name, value) => ctx.set(name, value),
-    },
-    response,
-    before,
-  );
+  // Node's response directly (what ctx.set does, without copying every header to list the names).
+  const res = ctx.res;
+  applyGateHeaders(ctx.headerSent ? koaHeaderTarget(ctx) : nodeHeaderTarget(res), response, before);
   // A string is written with the head in one piece; Koa would type an untyped string as text.
-  ctx.body = ctx.response.get('Content-Type') ? sendableBody(response.body) : asBuffer(response.body);
+  const typed = ctx.headerSent ? ctx.response.get('Content-Type') : res.hasHeader('content-type');
+  ctx.body = typed ? sendableBody(response.body) : asBuffer(response.body);
 }
 
 /**

@@ -2,6 +2,7 @@ import { isAscii } from 'node:buffer';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { buffer } from 'node:stream/consumers';
 import { mergeHeaderList } from '../http/header-list';
+import { KNOWN_TEXT_MAX_BYTES, knownBodyText } from '../http/known-text';
 import type { GateResponse, HandlerResponse } from '../http/types';
 
 /**
@@ -91,7 +92,7 @@ export function asBuffer(body: Uint8Array): Buffer {
 }
 
 /** Bodies up to this size are sent as a string when they are ASCII (see {@link sendableBody}). */
-const SENDABLE_TEXT_MAX_BYTES = 16 * 1024;
+const SENDABLE_TEXT_MAX_BYTES = KNOWN_TEXT_MAX_BYTES;
 
 /**
  * A gate response body as Node writes it fastest: a small ASCII body (every JSON body the gate
@@ -102,6 +103,9 @@ const SENDABLE_TEXT_MAX_BYTES = 16 * 1024;
  * the same in UTF-8 and Latin-1, so the bytes on the wire and the `content-length` do not change.
  */
 export function sendableBody(body: Uint8Array): string | Buffer {
+  // A cached 402 challenge: its text was kept when it was built.
+  const known = knownBodyText(body);
+  if (known !== undefined) return known;
   const bytes = asBuffer(body);
   return bytes.byteLength <= SENDABLE_TEXT_MAX_BYTES && isAscii(bytes) ? bytes.toString('latin1') : bytes;
 }

@@ -1,6 +1,7 @@
 // @tollbooth/core/node: what an adapter for a Node HTTP framework is built from. Applications do
 // not need it: the adapters (`@tollbooth/express`, `@tollbooth/fastify`, `@tollbooth/koa`) use it.
 
+export { knownBodyText } from '../http/known-text';
 export {
   applyGateHeaders,
   asBuffer,

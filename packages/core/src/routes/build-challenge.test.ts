@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { knownBodyText } from '../http/known-text';
+import { sendableBody } from '../node/adapter-helpers';
 import { createSimpleScheme, TEST_PAY_TO } from '../test-support/simple-scheme';
 import type { Challenge } from './build-challenge';
 import { compileRoutes } from './compile-routes';
@@ -59,5 +61,24 @@ describe('a v2 challenge', () => {
     const challenge = challengeOf({ headerExtensions: { bazaar: { info: {} } } });
     expect(bodyOf(challenge)).not.toHaveProperty('extensions');
     expect(headerOf(challenge).extensions).toEqual({ bazaar: { info: {} } });
+  });
+});
+
+describe('a challenge body sent many times', () => {
+  it('keeps its text when ASCII: adapters write that string, the same bytes', () => {
+    const challenge = challengeOf({ description: 'fee report' });
+    const text = Buffer.from(challenge.body).toString('latin1');
+    expect(knownBodyText(challenge.body)).toBe(text);
+    expect(sendableBody(challenge.body)).toBe(text);
+    // Only that very body object: equal bytes elsewhere are not taken for it.
+    expect(knownBodyText(Buffer.from(challenge.body))).toBeUndefined();
+  });
+
+  it('keeps no text for a body with other characters, which is sent as its bytes', () => {
+    const challenge = challengeOf({ description: 'frais — rapport' });
+    expect(knownBodyText(challenge.body)).toBeUndefined();
+    const sendable = sendableBody(challenge.body);
+    expect(Buffer.isBuffer(sendable)).toBe(true);
+    expect(new Uint8Array(sendable as Buffer)).toEqual(new Uint8Array(challenge.body));
   });
 });

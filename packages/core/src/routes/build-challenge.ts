@@ -1,3 +1,4 @@
+import { rememberBodyText } from '../http/known-text';
 import type { PaymentRequirements, PaymentRequirementsV1 } from '../protocol/schemas';
 
 /** A precomputed 402 challenge: the object, its header value and its body bytes. */
@@ -40,7 +41,7 @@ const hasKeys = (value: Record<string, unknown> | undefined): value is Record<st
 export function buildChallenge(input: BuildChallengeInput): Challenge {
   if (input.x402Version === 1) {
     const object = { x402Version: 1, error: input.error, accepts: input.requirementsV1(input.resource) };
-    return { object, body: Buffer.from(JSON.stringify(object), 'utf8') };
+    return { object, body: bodyOf(JSON.stringify(object)) };
   }
   const info: Record<string, string> = { url: input.resource };
   if (input.description) info['description'] = input.description;
@@ -63,6 +64,13 @@ export function buildChallenge(input: BuildChallengeInput): Challenge {
   return {
     object,
     header: Buffer.from(headerJson, 'utf8').toString('base64'),
-    body: Buffer.from(json, 'utf8'),
+    body: bodyOf(json),
   };
+}
+
+/** The body bytes of a challenge, its text remembered for the adapters (cached challenges are sent many times). */
+function bodyOf(json: string): Buffer {
+  const body = Buffer.from(json, 'utf8');
+  rememberBodyText(body, json);
+  return body;
 }
