@@ -7,8 +7,14 @@ interface Waiter {
   hash: Hash;
   resolve: (receipt: TransactionReceipt | undefined) => void;
   timer: ReturnType<typeof setTimeout>;
-  /** Block number at which the receipt was last asked for (undefined: never). */
-  askedAt: bigint | undefined;
+}
+
+/** When the receipt of one hash was last asked for and not found. */
+interface Asked {
+  block: bigint;
+  at: number;
+  /** How many times in a row it was asked for at that same block. */
+  times: number;
 }
 
 interface Broadcast {
@@ -18,12 +24,18 @@ interface Broadcast {
   sentAt: number;
   /** When it was first sent. */
   since: number;
-  /** Block number at which its receipt was last asked for. */
-  askedAt?: bigint | undefined;
 }
 
 /** A broadcast nobody waits for any more is still kept alive (re-sent, polled) this long. */
 const KEEP_ALIVE_MS = 10 * 60_000;
+/**
+ * A receipt not found at a block is asked for again at that same block after this long, doubling
+ * each time up to {@link SAME_BLOCK_REASK_MAX_MS}: a node can answer a block number before it
+ * serves that block's receipts (a load-balanced RPC whose nodes lag each other, a node still
+ * indexing), and a chain with no new block coming (a quiet devnet) would leave the wait hanging.
+ */
+export const SAME_BLOCK_REASK_MS = 500;
+const SAME_BLOCK_REASK_MAX_MS = 8_000;
 
 export interface ReceiptPollerOptions {
   pollingIntervalMs: number;
@@ -46,6 +58,8 @@ export class ReceiptPoller {
   readonly #options: ReceiptPollerOptions;
   readonly #waiters = new Map<Hash, Waiter[]>();
   readonly #broadcasts = new Map<Hash, Broadcast>();
+  /** Hashes waited for or kept alive whose receipt was asked for and not found. */
+  readonly #asked = new Map<Hash, Asked>();
   #polling: ReturnType<typeof setTimeout> | undefined;
 
   constructor(client: ChainClient, options: ReceiptPollerOptions) {
@@ -69,13 +83,15 @@ export class ReceiptPoller {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         hash,
-        askedAt: undefined,
         resolve,
         timer: setTimeout(() => {
           this.#removeWaiter(waiter);
           resolve(undefined);
         }, timeoutMs),
       };
+      // A new waiter asks at the next poll even at a block already asked at: one call, and the
+      // settlement that waits learns at once of a receipt a lagging node served late.
+      this.#asked.delete(hash);
       const list = this.#waiters.get(hash);
       if (list) list.push(waiter);
       else this.#waiters.set(hash, [waiter]);
@@ -88,7 +104,20 @@ export class ReceiptPoller {
     if (!list) return;
     const rest = list.filter((w) => w !== waiter);
     if (rest.length > 0) this.#waiters.set(waiter.hash, rest);
-    else this.#waiters.delete(waiter.hash);
+    else {
+      this.#waiters.delete(waiter.hash);
+      if (!this.#broadcasts.has(waiter.hash)) this.#asked.delete(waiter.hash);
+    }
+  }
+
+  /**
+   * Whether the receipt of `hash` is to be asked for at `block`: once per new block (a receipt
+   * comes with a block), and again at the same block after {@link SAME_BLOCK_REASK_MS}, doubling.
+   */
+  #due(hash: Hash, block: bigint, now: number): boolean {
+    const asked = this.#asked.get(hash);
+    if (!asked || asked.block !== block) return true;
+    return now - asked.at >= Math.min(SAME_BLOCK_REASK_MS * 2 ** (asked.times - 1), SAME_BLOCK_REASK_MAX_MS);
   }
 
   #schedulePoll(delay: number): void {
@@ -111,10 +140,12 @@ export class ReceiptPoller {
     } catch {
       return;
     }
-    // A receipt can only appear with a new block: each hash is asked for once per block.
+    // A receipt comes with a new block: each hash is asked for once per block, and again at the
+    // same block only after a while (a node may serve a block's receipts after its number).
+    const now = Date.now();
     const due = new Set<Hash>();
-    for (const [hash, list] of this.#waiters) if (list.some((w) => w.askedAt !== block)) due.add(hash);
-    for (const [hash, sent] of this.#broadcasts) if (sent.askedAt !== block) due.add(hash);
+    for (const hash of this.#waiters.keys()) if (this.#due(hash, block, now)) due.add(hash);
+    for (const hash of this.#broadcasts.keys()) if (this.#due(hash, block, now)) due.add(hash);
     const hashes = [...due];
     const receipts = await Promise.all(
       hashes.map((hash) =>
@@ -123,12 +154,14 @@ export class ReceiptPoller {
         ),
       ),
     );
+    const answered = Date.now();
     for (const [i, hash] of hashes.entries()) {
       const receipt = receipts[i];
-      const list = this.#waiters.get(hash) ?? [];
       if (receipt) {
+        const list = this.#waiters.get(hash) ?? [];
         this.#waiters.delete(hash);
         this.#broadcasts.delete(hash);
+        this.#asked.delete(hash);
         for (const waiter of list) {
           clearTimeout(waiter.timer);
           waiter.resolve(receipt);
@@ -136,9 +169,13 @@ export class ReceiptPoller {
         continue;
       }
       if (receipt !== null) continue;
-      for (const waiter of list) waiter.askedAt = block;
-      const sent = this.#broadcasts.get(hash);
-      if (sent) sent.askedAt = block;
+      if (!this.#waiters.has(hash) && !this.#broadcasts.has(hash)) continue;
+      const asked = this.#asked.get(hash);
+      this.#asked.set(hash, {
+        block,
+        at: answered,
+        times: asked?.block === block ? asked.times + 1 : 1,
+      });
     }
     await this.#keepAlive();
   }
@@ -157,8 +194,10 @@ export class ReceiptPoller {
     const now = Date.now();
     let lowest: [Hash, Broadcast] | undefined;
     for (const [hash, sent] of this.#broadcasts) {
-      if (now - sent.since > KEEP_ALIVE_MS && !this.#waiters.has(hash)) this.#broadcasts.delete(hash);
-      else if (!lowest || sent.nonce < lowest[1].nonce) lowest = [hash, sent];
+      if (now - sent.since > KEEP_ALIVE_MS && !this.#waiters.has(hash)) {
+        this.#broadcasts.delete(hash);
+        this.#asked.delete(hash);
+      } else if (!lowest || sent.nonce < lowest[1].nonce) lowest = [hash, sent];
     }
     if (!lowest || now - lowest[1].sentAt < this.#options.rebroadcastAfterMs) return;
     if ((await this.#sendAgain(...lowest)) !== 'taken as new') return;
@@ -181,6 +220,7 @@ export class ReceiptPoller {
       if (kind === 'known' || kind === 'unanswered') return kind;
       // Mined (its receipt comes with the next poll) or its nonce taken: nothing to keep alive.
       this.#broadcasts.delete(hash);
+      if (!this.#waiters.has(hash)) this.#asked.delete(hash);
       // Refused for another reason: its nonce is free, a hole the next transaction fills.
       if (kind !== 'nonce') this.#options.onNonceFreed(sent.nonce);
       return 'refused';

@@ -202,3 +202,41 @@ describe('SettlementSender after the node lost its pool', () => {
     }
   });
 });
+
+describe('SettlementSender on a node that serves a block number before its receipts', () => {
+  it('asks for the receipt again at the same block, so a quiet chain (no next block) does not leave the wait hanging', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await devnet.testClient.setBalance({ address: account.address, value: 10n ** 18n });
+    const lagging = new Set<string>();
+    const asked: string[] = [];
+    const client = createWalletClient({
+      account,
+      chain: devnet.chain,
+      transport: custom(
+        {
+          async request({ method, params }) {
+            if (method === 'eth_getTransactionReceipt') {
+              const hash = (params as string[])[0]!;
+              asked.push(hash);
+              // A load-balanced RPC: the node that answered the block number has the receipt,
+              // the one answering this first request for it does not yet.
+              if (!lagging.has(hash)) {
+                lagging.add(hash);
+                return null;
+              }
+            }
+            return rpc(method, params);
+          },
+        },
+        { retryCount: 0 },
+      ),
+    });
+    const sender = new SettlementSender(client, { pollingIntervalMs: 20, rebroadcastAfterMs: 60_000 });
+    const sent = await sender.send({ to: devnet.accounts.payTo.address, data: '0x', gas: 21_000n });
+    // Automine mined it at once and nothing else is sent: the block number stays where it is.
+    const receipt = await sender.waitForReceipt(sent.hash, 5_000);
+    expect(receipt?.status).toBe('success');
+    // Asked twice at that block (the miss, then once more), not once per 20 ms tick.
+    expect(asked.filter((h) => h === sent.hash)).toHaveLength(2);
+  });
+});
