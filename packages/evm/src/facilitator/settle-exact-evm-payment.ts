@@ -11,8 +11,6 @@ import {
   type Client,
   encodeFunctionData,
   type Hash,
-  isAddressEqual,
-  parseEventLogs,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
   type Transport,
@@ -272,17 +270,7 @@ async function settlementOutcome(
       hash,
     );
   }
-  const transfers = parseEventLogs({
-    abi: eip3009Abi,
-    eventName: 'Transfer',
-    logs: receipt.logs.filter((log) => isAddressEqual(log.address, request.assetAddress)),
-  });
-  const paid = transfers.some(
-    (log) =>
-      isAddressEqual(log.args.from, from) &&
-      isAddressEqual(log.args.to, to) &&
-      log.args.value === BigInt(value),
-  );
+  const paid = hasTransfer(receipt, request.assetAddress, from, to, BigInt(value));
   if (!paid) {
     return {
       success: false,
@@ -293,4 +281,43 @@ async function settlementOutcome(
     };
   }
   return { success: true, payer: from, transaction: hash, network, amount: value };
+}
+
+/** topic0 of `Transfer(address indexed from, address indexed to, uint256 value)`. */
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+/** An address as a 32-byte indexed topic (lower case, left-padded). */
+function addressTopic(address: string): string {
+  return `0x000000000000000000000000${address.slice(2).toLowerCase()}`;
+}
+
+/**
+ * Whether `receipt` has the token's `Transfer(from, to, value)` log, read by its raw topics and
+ * data instead of decoding every log with the ABI: the standard event's layout (three topics, the
+ * value as one 32-byte word) is matched exactly, so a log of another shape never counts.
+ */
+export function hasTransfer(
+  receipt: { logs: readonly { address: string; topics: readonly string[]; data: string }[] },
+  asset: string,
+  from: string,
+  to: string,
+  value: bigint,
+): boolean {
+  const token = asset.toLowerCase();
+  const fromTopic = addressTopic(from);
+  const toTopic = addressTopic(to);
+  for (const log of receipt.logs) {
+    const topics = log.topics;
+    if (
+      topics.length === 3 &&
+      topics[0]!.toLowerCase() === TRANSFER_TOPIC &&
+      log.address.toLowerCase() === token &&
+      topics[1]!.toLowerCase() === fromTopic &&
+      topics[2]!.toLowerCase() === toTopic &&
+      log.data.length === 66 &&
+      BigInt(log.data) === value
+    )
+      return true;
+  }
+  return false;
 }
