@@ -41,8 +41,12 @@ export interface DevnetRun {
    */
   balancesOk: boolean;
   problems: string[];
-  /** JSON-RPC calls per payment made by the facilitator, when it counts them (in-process only). */
+  /** JSON-RPC calls per payment made by the facilitator (whole run, start-up included). */
   rpcCallsPerPayment?: number;
+  /** The same calls by method, per payment. */
+  rpcCallsByMethod?: Record<string, number>;
+  /** HTTP requests to the node per payment (a batch carries several calls). */
+  rpcHttpRequestsPerPayment?: number;
 }
 
 export interface DevnetSectionResult {
@@ -82,7 +86,7 @@ export async function runDevnetSection(
       env: { ...common, FACILITATOR: 'in-process', FACILITATOR_KEY: devnet.accounts.facilitator.privateKey },
     });
     servers.push(ours);
-    runs.push(await payRun('Tollbooth in-process EVM facilitator', ours, devnet, config, log));
+    runs.push(await payRun('Tollbooth in-process EVM facilitator', ours, ours, devnet, config, log));
 
     const official = await spawnServer('official-facilitator', 'official-facilitator', {
       env: { ...common, FACILITATOR_KEY: devnet.accounts.deployer.privateKey },
@@ -96,6 +100,7 @@ export async function runDevnetSection(
       await payRun(
         'official x402Facilitator over HTTP (createHttpFacilitatorClient)',
         viaHttp,
+        official,
         devnet,
         config,
         log,
@@ -110,6 +115,8 @@ export async function runDevnetSection(
 async function payRun(
   facilitator: string,
   app: ServerProcess,
+  /** The process whose JSON-RPC calls are the facilitator's (it prints RPC_CALLS). */
+  settler: ServerProcess,
   devnet: Devnet,
   config: BenchConfig,
   log: (line: string) => void,
@@ -217,7 +224,7 @@ async function payRun(
     `  ${facilitator}: ${ok}/${payments} settled in ${seconds.toFixed(1)} s = ${run.perSecond.toFixed(1)}/s, p50 ${run.p50Ms.toFixed(0)} ms, p99 ${run.p99Ms.toFixed(0)} ms, balances ${balancesOk ? 'ok' : 'WRONG'}`,
   );
   await new Promise((r) => setTimeout(r, 300));
-  const counted = app.info['RPC_CALLS'];
+  const counted = settler.info['RPC_CALLS'];
   if (counted && !counted.includes('"calls":{}')) {
     const { httpRequests, calls } = JSON.parse(counted) as {
       httpRequests: number;
@@ -228,6 +235,8 @@ async function payRun(
       .map(([method, n]) => `${method} ${(n / payments).toFixed(2)}`)
       .join(', ');
     run.rpcCallsPerPayment = total / payments;
+    run.rpcHttpRequestsPerPayment = httpRequests / payments;
+    run.rpcCallsByMethod = Object.fromEntries(Object.entries(calls).map(([m, n]) => [m, n / payments]));
     log(
       `    JSON-RPC per payment: ${(total / payments).toFixed(2)} calls in ${(httpRequests / payments).toFixed(2)} HTTP requests (${each}; whole run, start-up included)`,
     );

@@ -6,8 +6,8 @@ import { createHttpFacilitatorClient, type FacilitatorClient } from '@tollbooth/
 import { createExactEvmFacilitator, createExactEvmScheme } from '@tollbooth/evm';
 import { tollbooth } from '@tollbooth/express';
 import express from 'express';
-import { type Hex, http } from 'viem';
-import { devnetChain, env, POLLING_INTERVAL_MS } from '../lib/devnet-chain';
+import type { Hex } from 'viem';
+import { countingHttp, devnetChain, env, POLLING_INTERVAL_MS } from '../lib/devnet-chain';
 import { HELLO_BODY, PAID_PATH } from '../lib/fixtures';
 import { announce } from '../lib/serve';
 
@@ -15,26 +15,9 @@ const rpcUrl = env('DEVNET_RPC_URL');
 const chainId = Number(env('DEVNET_CHAIN_ID'));
 const chain = devnetChain(rpcUrl, chainId);
 const mode = env('FACILITATOR');
-// JSON-RPC calls the in-process facilitator makes, by method, and the HTTP requests carrying them
-// (batched), printed as RPC_CALLS=<json> for the runner. Same transport as the facilitator's own
-// default (batching HTTP), plus the count.
-const rpcCalls: Record<string, number> = {};
-let rpcHttpRequests = 0;
-const countingTransport = http(rpcUrl, {
-  batch: { batchSize: 100, wait: 0 },
-  async onFetchRequest(request) {
-    rpcHttpRequests++;
-    const body = (await request.clone().json()) as { method: string } | { method: string }[];
-    for (const call of Array.isArray(body) ? body : [body])
-      rpcCalls[call.method] = (rpcCalls[call.method] ?? 0) + 1;
-  },
-});
-let printed = '';
-setInterval(() => {
-  const line = JSON.stringify({ httpRequests: rpcHttpRequests, calls: rpcCalls });
-  if (line !== printed) process.stdout.write(`RPC_CALLS=${line}\n`);
-  printed = line;
-}, 200).unref();
+// The in-process facilitator's JSON-RPC calls are counted (RPC_CALLS=<json> for the runner), on the
+// same transport as its own default (batching HTTP).
+const countingTransport = countingHttp(rpcUrl, { batch: { batchSize: 100, wait: 0 } });
 const facilitator: FacilitatorClient =
   mode === 'in-process'
     ? createExactEvmFacilitator({

@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, type Hex, http, publicActions } from 'viem';
+import { createWalletClient, type Hex, publicActions } from 'viem';
 import { nonceManager, privateKeyToAccount } from 'viem/accounts';
-import { devnetChain, env, POLLING_INTERVAL_MS } from '../lib/devnet-chain';
+import { countingHttp, devnetChain, env, POLLING_INTERVAL_MS } from '../lib/devnet-chain';
 import { announce } from '../lib/serve';
 
 const rpcUrl = env('DEVNET_RPC_URL');
@@ -15,7 +15,8 @@ const account = privateKeyToAccount(env('FACILITATOR_KEY') as Hex, { nonceManage
 const client = createWalletClient({
   account,
   chain: devnetChain(rpcUrl, chainId),
-  transport: http(rpcUrl),
+  // viem's default HTTP transport (no batching), its JSON-RPC calls counted for the runner.
+  transport: countingHttp(rpcUrl),
   pollingInterval: POLLING_INTERVAL_MS,
 }).extend(publicActions);
 const signer = toFacilitatorEvmSigner(Object.assign(client, { address: account.address }) as never);
