@@ -135,7 +135,19 @@ export function renderReport(r: BenchReport): string {
         `| ${run.facilitator} | ${run.ok} / ${run.payments} | ${fmt(run.seconds, 1)} | ${fmt(run.perSecond, 1)} | ${fmt(run.p50Ms, 0)} | ${fmt(run.p99Ms, 0)} | ${run.rpcCallsPerPayment === undefined ? 'not counted' : fmt(run.rpcCallsPerPayment, 1)} | ${run.balancesOk ? `ok: payers −${run.paidDelta}, recipient +${run.receivedDelta}, ${run.transactions} transactions` : '**wrong**'}${run.problems.length > 0 ? `; ${run.problems.join('; ')}` : ''} |`,
       );
     }
-    for (const note of r.devnet.notes) out.push(`- ${note}`);
+    const devnetNotes: string[] = [];
+    // The calls behind each rate, by method (whole run, start-up included): what explains the ratio.
+    for (const run of r.devnet.runs)
+      if (run.rpcCallsByMethod)
+        devnetNotes.push(
+          `- ${run.facilitator}: ${fmt(run.rpcCallsPerPayment ?? Number.NaN, 2)} JSON-RPC calls per payment${run.rpcHttpRequestsPerPayment === undefined ? '' : ` in ${fmt(run.rpcHttpRequestsPerPayment, 2)} HTTP requests`}: ${Object.entries(
+            run.rpcCallsByMethod,
+          )
+            .map(([method, n]) => `\`${method}\` ${fmt(n, 2)}`)
+            .join(', ')}.`,
+        );
+    for (const note of r.devnet.notes) devnetNotes.push(`- ${note}`);
+    if (devnetNotes.length > 0) out.push('', ...devnetNotes);
     out.push('');
   }
 

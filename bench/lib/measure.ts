@@ -11,6 +11,18 @@ export interface MicroResult {
   cpuUs: Spread;
   opsPerBatch: number;
   note?: string;
+  /**
+   * Durable ledger rows of one paid request (#38 part 5): the synchronous commits the store made
+   * per operation, counted during the run. The targets judge "≤ 2 per paid request" on the rows
+   * of group 'durable ledger stores' whose name starts with 'SQLite' / 'PostgreSQL' and that have it.
+   */
+  syncCommits?: number;
+  /**
+   * The same paid request's wall time per operation done the way the ledger did it before
+   * (claim + three separate commits), measured in the same run: "PostgreSQL's wall halved" is
+   * judged as `wallUs.median / beforeWallUs.median ≤ 0.5`.
+   */
+  beforeWallUs?: Spread;
 }
 
 export interface MicroSectionResult {
