@@ -41,8 +41,12 @@ interface ServerFlaws {
   dropsReceipt?: boolean;
   /** Takes a settle call that failed (no answer it can read) for the facilitator's refusal. */
   settleFailureIsRefusal?: boolean;
+  /** Takes a facilitator's refusal at /settle for an unknown outcome (502, settled on the retry). */
+  refusalIsUnknown?: boolean;
   /** The gate's replay mode (not a flaw in itself: one when the server is audited in the other). */
   replay?: ReplayMode;
+  /** Asks /verify instead of verifying locally with its chain reader (not a flaw: /verify faults then play). */
+  verifyBeforeSettle?: boolean;
 }
 
 /** A Tollbooth-Express server paid on the kit's chain through the fault proxy, with the given flaws. */
@@ -62,6 +66,11 @@ async function startServer(flaws: ServerFlaws = {}): Promise<Listening> {
       return http.verify(payload, requirements, options).catch(() => ({ isValid: true }));
     },
     settle(payload, requirements, options) {
+      if (flaws.refusalIsUnknown)
+        return http.settle(payload, requirements, options).then((receipt) => {
+          if (!receipt.success) throw new Error(`settle answered ${receipt.errorReason}`);
+          return receipt;
+        });
       if (!flaws.settleFailureIsRefusal) return http.settle(payload, requirements, options);
       return http.settle(payload, requirements, options).catch(() => ({
         success: false,
@@ -101,6 +110,7 @@ async function startServer(flaws: ServerFlaws = {}): Promise<Listening> {
       schemes: [createExactEvmScheme(flaws.noChainReader ? {} : { publicClient: devnet.publicClient })],
       facilitator,
       replay: flaws.replay ?? 'stored-answer',
+      verifyBeforeSettle: flaws.verifyBeforeSettle === true,
     }),
   );
   app.get('/paid', (_req, res) => void res.json({ paid: true }));
@@ -125,14 +135,40 @@ async function audit(
   );
 }
 
+/** The audits whose fault plays on /verify. */
+const VERIFY_FAULTS = FAULT_AUDITS.filter(
+  (a) => a.fault.mode === 'verify-timeout' || a.fault.operations?.join() === 'verify',
+).map((a) => a.id);
+
 it('a Tollbooth server with a chain reader keeps every fault rule, charging each payer exactly once', async () => {
   const server = await startServer();
   try {
     const results = await audit(server);
+    // It verifies locally (its chain reader reads balance and authorization state), so it never
+    // meets the /verify faults: each of those payments is still served and charged once.
+    expect(VERIFY_FAULTS).toEqual(['AFLT-02', 'AFLT-08', 'AFLT-10']);
     expect(results.filter((r) => r.status !== 'passed').map((r) => `${r.id} ${r.status}`)).toEqual([
+      ...VERIFY_FAULTS.map((id) => `${id} skipped`),
       'AFLT-16 skipped',
     ]);
+    for (const result of results.filter((r) => VERIFY_FAULTS.includes(r.id)))
+      expect(result.message).toMatch(/never met the fault \(no \/verify call .*charged once/);
     expect(results.map((r) => r.id)).toEqual(FAULT_AUDITS.map((a) => a.id));
+  } finally {
+    await server.close();
+  }
+});
+
+it('with verifyBeforeSettle it asks /verify, meets the /verify faults and keeps their rules, and the settle refusal rule', async () => {
+  const server = await startServer({ verifyBeforeSettle: true });
+  try {
+    const results = await audit(
+      server,
+      FAULT_AUDITS.filter((a) => [...VERIFY_FAULTS, 'AFLT-17'].includes(a.id)),
+    );
+    expect(results.map((r) => `${r.id} ${r.status} ${r.message ?? ''}`.trim())).toEqual(
+      [...VERIFY_FAULTS, 'AFLT-17'].map((id) => `${id} passed`),
+    );
   } finally {
     await server.close();
   }
@@ -158,22 +194,31 @@ it('a Tollbooth server with strict replay keeps its replay rule and still serves
 
 const BROKEN: Record<string, { what: string; flaws: ServerFlaws }> = {
   'AFLT-01': { what: 'drops PAYMENT-RESPONSE', flaws: { dropsReceipt: true } },
-  'AFLT-02': { what: 'fails open when verify times out', flaws: { failsOpen: true } },
+  'AFLT-02': {
+    what: 'asks /verify and fails open when it times out',
+    flaws: { failsOpen: true, verifyBeforeSettle: true },
+  },
   'AFLT-03': { what: 'has no chain reader', flaws: { noChainReader: true } },
   'AFLT-04': { what: 'has no chain reader', flaws: { noChainReader: true } },
   'AFLT-05': { what: 'has no chain reader', flaws: { noChainReader: true } },
   'AFLT-06': { what: 'has no chain reader (takes the facilitator’s word)', flaws: { noChainReader: true } },
   'AFLT-07': {
-    what: 'asks /supported before every verify, giving up after 1 s',
-    flaws: { supportedPerRequest: true },
+    what: 'asks /verify, and /supported before every verify, giving up after 1 s',
+    flaws: { supportedPerRequest: true, verifyBeforeSettle: true },
   },
-  'AFLT-08': { what: 'fails open when verify answers garbage', flaws: { failsOpen: true } },
+  'AFLT-08': {
+    what: 'asks /verify and fails open when it answers garbage',
+    flaws: { failsOpen: true, verifyBeforeSettle: true },
+  },
   // A chain reader would judge such a refusal and serve the payment (AFLT-13): without one it stands.
   'AFLT-09': {
     what: 'takes an unreadable settle answer for a refusal, with no chain reader to judge it',
     flaws: { settleFailureIsRefusal: true, noChainReader: true },
   },
-  'AFLT-10': { what: 'fails open when the verify connection resets', flaws: { failsOpen: true } },
+  'AFLT-10': {
+    what: 'asks /verify and fails open when its connection resets',
+    flaws: { failsOpen: true, verifyBeforeSettle: true },
+  },
   'AFLT-11': {
     what: 'takes a reset settle connection for a refusal, with no chain reader to judge it',
     flaws: { settleFailureIsRefusal: true, noChainReader: true },
@@ -189,6 +234,10 @@ const BROKEN: Record<string, { what: string; flaws: ServerFlaws }> = {
   },
   'AFLT-15': { what: 'refuses the payload once answered (strict replay)', flaws: { replay: 'strict' } },
   'AFLT-16': { what: 'replays the stored answer (the default)', flaws: { replay: 'stored-answer' } },
+  'AFLT-17': {
+    what: 'takes a settle refusal for an unknown outcome, and charges the retried payload',
+    flaws: { refusalIsUnknown: true },
+  },
 };
 
 describe('each fault audit against a server broken in the way it checks', () => {

@@ -97,7 +97,8 @@ it('with FACILITATOR_URL and RPC_URL the fee service passes every fault audit, e
     const results = await audit(service, FAULT_AUDITS);
     // Every audit passes but those of the strict replay stance, skipped for this (default) one, and
     // the /verify faults: the decision settles before its handler without calling /verify, so it
-    // never meets them (each of those payments is still served and charged once).
+    // never meets them (each of those payments is still served and charged once). A refusal at
+    // /settle (AFLT-17) is answered 402 there, nothing charged.
     const strict = FAULT_AUDITS.filter((a) => a.replay === 'strict').map((a) => a.id);
     const verifyFaults = FAULT_AUDITS.filter(
       (a) => a.fault.mode === 'verify-timeout' || a.fault.operations?.join() === 'verify',
@@ -111,16 +112,27 @@ it('with FACILITATOR_URL and RPC_URL the fee service passes every fault audit, e
     for (const result of notPassed.filter((r) => !strict.includes(r.id)))
       expect(result.message).toMatch(/never met the fault \(no \/verify call .*charged once/);
     expect(results.map((r) => r.id)).toEqual(FAULT_AUDITS.map((a) => a.id));
-    // A route that settles after its handler verifies first, so it meets the /verify faults: each
-    // answers a 5xx charging nothing, then serves the retried payload once.
-    const afterHandler = await audit(service, verifyFaults, '/api/v1/mining/nextblock');
-    expect(afterHandler.map((r) => `${r.id} ${r.status} ${r.message ?? ''}`.trim())).toEqual(
-      verifyFaults.map((a) => `${a.id} passed`),
+    // A route that settles after its handler verifies locally with RPC_URL's chain reader (balance
+    // and authorization state in one read), so it never meets the /verify faults either; a
+    // facilitator that refuses at /settle what it verified (AFLT-17) costs the handler's work only.
+    const afterHandler = await audit(
+      service,
+      [...verifyFaults, ...FAULT_AUDITS.filter((a) => a.id === 'AFLT-17')],
+      '/api/v1/mining/nextblock',
     );
-    // Every settlement the ledger holds is one transfer on chain, and none is left unresolved.
+    expect(afterHandler.map((r) => `${r.id} ${r.status}`)).toEqual([
+      ...verifyFaults.map((a) => `${a.id} skipped`),
+      'AFLT-17 passed',
+    ]);
+    // Every settlement the ledger holds is one transfer on chain, and none is left unresolved:
+    // but the two refused at /settle (AFLT-17, on each route), rejected with nothing moved.
     const entries = await service.ledger.query({ limit: 100 });
-    expect(entries.filter((e) => e.state !== 'settled').map((e) => `${e.id} ${e.state}`)).toEqual([]);
-    expect(new Set(entries.map((e) => e.transaction)).size).toBe(entries.length);
+    expect(entries.filter((e) => e.state !== 'settled').map((e) => e.state)).toEqual([
+      'rejected',
+      'rejected',
+    ]);
+    const settled = entries.filter((e) => e.state === 'settled');
+    expect(new Set(settled.map((e) => e.transaction)).size).toBe(settled.length);
     // The operator saw the money events, at warn, each with its ledger entry: the facilitator's
     // "failed" after the transfer (AFLT-13, AFLT-14) and every resolution of a lost answer.
     const ids = new Set(entries.map((e) => e.id));
@@ -137,6 +149,22 @@ it('with FACILITATOR_URL and RPC_URL the fee service passes every fault audit, e
       expect(line.level).toBe(WARN);
       expect(ids.has(line.id!), `${line.msg}: ${line.id}`).toBe(true);
     }
+  } finally {
+    await service.close();
+  }
+}, 120_000);
+
+it('with VERIFY_BEFORE_SETTLE=true a route that settles after its handler asks /verify and keeps the /verify fault rules', async () => {
+  const service = await feeService({ RPC_URL: kit.chain.rpcUrl, VERIFY_BEFORE_SETTLE: 'true' });
+  try {
+    const verifyFaults = FAULT_AUDITS.filter(
+      (a) => a.fault.mode === 'verify-timeout' || a.fault.operations?.join() === 'verify',
+    );
+    // Each answers a 5xx charging nothing, then serves the retried payload once.
+    const results = await audit(service, verifyFaults, '/api/v1/mining/nextblock');
+    expect(results.map((r) => `${r.id} ${r.status} ${r.message ?? ''}`.trim())).toEqual(
+      verifyFaults.map((a) => `${a.id} passed`),
+    );
   } finally {
     await service.close();
   }

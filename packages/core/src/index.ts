@@ -170,6 +170,8 @@ export {
 export type {
   AssetAmount,
   ChainStatus,
+  OnChainCheck,
+  OnChainCheckInput,
   PaymentIdentity,
   PreVerifyResult,
   Price,

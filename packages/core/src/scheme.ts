@@ -137,6 +137,35 @@ export interface SchemeServer {
    * without it (no chain reader), such a route cannot reserve.
    */
   balanceOf?(input: { network: string; asset: string; owner: string }): Promise<bigint>;
+  /**
+   * The rest of what a facilitator's `/verify` checks beyond `preVerify`, read from the chain in
+   * one call: the payer's balance and whether the authorization is unused. With it (and a chain
+   * reader for the network), a route that settles after its handler verifies locally instead of
+   * calling `/verify` (docs/ledger.md#local-verify). Never throws: a chain that cannot be asked
+   * answers `unknown`. Optional: without it, such a route calls `/verify`.
+   */
+  checkOnChain?(input: OnChainCheckInput): Promise<OnChainCheck>;
+}
+
+/**
+ * What the chain says of a payment the scheme pre-verified, read in one call: the payer's balance
+ * and the authorization's state (`checkOnChain`).
+ * - `valid`: the balance covers the amount and the authorization is unused;
+ * - `invalid`: it cannot settle (`reason` an official reason string, e.g.
+ *   `invalid_exact_evm_insufficient_balance`, `invalid_exact_evm_nonce_already_used`);
+ * - `unknown`: the chain could not be asked (the gate then asks the facilitator's `/verify`).
+ */
+export type OnChainCheck =
+  | { status: 'valid' }
+  | { status: 'invalid'; reason: string; message: string }
+  | { status: 'unknown'; message: string };
+
+/** What the chain is asked about a pre-verified payment (`checkOnChain`). */
+export interface OnChainCheckInput {
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  /** The payer `preVerify` recovered. */
+  payer: string;
 }
 
 /** What a scheme's chain reader says about its network. */

@@ -27,6 +27,12 @@ export const FACILITATOR_FAULT_MODES = [
   'settle-failed-400-after-transfer',
   /** `/settle` is answered success with a random transaction hash that never mines; nothing is forwarded. */
   'settle-unmined-hash',
+  /**
+   * `/settle` is refused definitely, nothing forwarded, no money moved: HTTP 200 `{success: false,
+   * errorReason: "invalid_exact_evm_insufficient_balance"}` — a facilitator that refuses at settle
+   * what the server verified (its balance moved in between, or its `/verify` and `/settle` disagree).
+   */
+  'settle-refused',
   /** `/supported` is forwarded after `slowSupportedMs`. */
   'slow-supported',
   /** Answered 200 with a truncated JSON body, nothing forwarded (`operations`, default all three). */
@@ -60,6 +66,7 @@ const OPERATION_OF_MODE: Partial<Record<FacilitatorFaultMode, FacilitatorOperati
   'settle-failed-after-transfer': 'settle',
   'settle-failed-400-after-transfer': 'settle',
   'settle-unmined-hash': 'settle',
+  'settle-refused': 'settle',
   'slow-supported': 'supported',
 };
 

@@ -164,6 +164,22 @@ describe('facilitator fault proxy', () => {
     expect(await devnet.balanceOf(payer)).toBe(before);
   });
 
+  it('settle-refused: refuses /settle definitely without forwarding it, and nothing moves', async () => {
+    const { payload, payer, before } = await payment();
+    proxy.setMode('settle-refused');
+    const forwarded = proxy.stats().forwarded.settle;
+    expect(await client().verify(payload, requirements())).toMatchObject({ isValid: true });
+    const receipt = await client().settle(payload, requirements());
+    expect(receipt).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      network: 'eip155:8453',
+      payer,
+    });
+    expect(proxy.stats().forwarded.settle).toBe(forwarded);
+    expect(await devnet.balanceOf(payer)).toBe(before);
+  });
+
   it('verify-timeout holds verify unforwarded until the caller gives up', async () => {
     const { payload } = await payment();
     proxy.setMode('verify-timeout');

@@ -298,6 +298,9 @@ export async function startFacilitatorFaultProxy(
         reply(res, 200, { 'content-type': 'application/json' }, JSON.stringify(answer));
         return;
       }
+      case 'settle-refused':
+        reply(res, 200, { 'content-type': 'application/json' }, JSON.stringify(refusal(body)));
+        return;
       default: {
         // The settle variants: the facilitator settles for real, then its answer is spoiled.
         const mode = setting.mode;
@@ -361,6 +364,15 @@ export async function startFacilitatorFaultProxy(
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/** What `settle-refused` answers for a settle request: a definite refusal, nothing sent. */
+function refusal(body: Buffer) {
+  return {
+    ...saidFailed(body),
+    errorReason: 'invalid_exact_evm_insufficient_balance',
+    errorMessage: 'the payer balance does not cover the payment',
   };
 }
 

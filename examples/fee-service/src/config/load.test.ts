@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       },
       ledgerUrl: CONFIG_DEFAULTS.LEDGER_URL,
       replay: 'stored-answer',
+      verifyBeforeSettle: false,
       rateLimit: { enabled: true, max: 60, windowMs: 60_000, redisUrl: undefined },
     });
   });
@@ -41,6 +42,7 @@ describe('loadConfig', () => {
       PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
       LEDGER_URL: 'postgres://postgres@127.0.0.1/test',
       REPLAY: 'strict',
+      VERIFY_BEFORE_SETTLE: 'true',
       RATE_LIMIT_MAX: '5',
       RATE_LIMIT_REDIS_URL: 'redis://127.0.0.1:6379',
       TRUST_PROXY: 'true',
@@ -61,6 +63,7 @@ describe('loadConfig', () => {
       payment: { payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' },
       ledgerUrl: 'postgres://postgres@127.0.0.1/test',
       replay: 'strict',
+      verifyBeforeSettle: true,
       rateLimit: { max: 5, redisUrl: 'redis://127.0.0.1:6379' },
       metrics: { port: 9464, host: '0.0.0.0', token: undefined },
       trustProxy: true,

@@ -131,6 +131,12 @@ export interface ServiceConfig {
    */
   replay: 'stored-answer' | 'strict';
   /**
+   * Ask the facilitator's `/verify` on every paid request (`VERIFY_BEFORE_SETTLE`,
+   * docs/ledger.md#local-verify) instead of going straight to `/settle` (routes that settle first)
+   * or verifying locally with the chain reader (routes that settle after their handler).
+   */
+  verifyBeforeSettle: boolean;
+  /**
    * The secret that signs sign-in nonces (`SIGN_IN_SECRET`, docs/sign-in-with-x.md#the-fee-service);
    * unset: a random one per process, so a proof is only accepted by the instance whose challenge
    * it signed (a payer answered by another instance pays instead).
@@ -260,6 +266,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     ledgerUrl: e.LEDGER_URL ?? CONFIG_DEFAULTS.LEDGER_URL,
     replay: e.REPLAY ?? CONFIG_DEFAULTS.REPLAY,
+    verifyBeforeSettle: e.VERIFY_BEFORE_SETTLE ?? CONFIG_DEFAULTS.VERIFY_BEFORE_SETTLE,
     signInSecret: e.SIGN_IN_SECRET,
     rateLimit: {
       enabled: e.RATE_LIMIT_ENABLED ?? CONFIG_DEFAULTS.RATE_LIMIT_ENABLED,

@@ -42,6 +42,7 @@ export const CONFIG_DEFAULTS = {
   NETWORK: 'eip155:8453',
   LEDGER_URL: 'sqlite:.tollbooth/ledger.sqlite',
   REPLAY: 'stored-answer',
+  VERIFY_BEFORE_SETTLE: false,
   RATE_LIMIT_ENABLED: true,
   RATE_LIMIT_MAX: 60,
   RATE_LIMIT_WINDOW_MS: 60_000,
@@ -222,6 +223,7 @@ export const EnvSchema = z.object({
   ASSET_VERSION: optionalString,
   LEDGER_URL: ledgerUrl.optional(),
   REPLAY: z.enum(['stored-answer', 'strict']).optional(),
+  VERIFY_BEFORE_SETTLE: boolean.optional(),
   SIGN_IN_SECRET: z
     .string()
     .min(32, 'must be at least 32 characters (the same on every instance)')

@@ -125,6 +125,8 @@ export function buildApplication(options: ApplicationOptions): FeeServiceApplica
     // The production profile never runs without a chain reader (config/checks.ts refuses RPC_URL unset).
     requireChainReader: config.profile === 'production',
     replay: config.replay,
+    // One facilitator round trip per paid request unless VERIFY_BEFORE_SETTLE asks /verify too.
+    verifyBeforeSettle: config.verifyBeforeSettle,
     // A browser opening a paid route gets a page that pays with its wallet (docs/paywall.md).
     paywall: {
       appName: 'Bitcoin fee service',

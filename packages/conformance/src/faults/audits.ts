@@ -143,4 +143,13 @@ export const FAULT_AUDITS: readonly FaultAudit[] = [
     expect: 'served',
     replay: 'strict',
   },
+  {
+    id: 'AFLT-17',
+    level: 'MUST',
+    profile: 'tollbooth',
+    sentence:
+      'MUST answer 402, delivering no paid answer and charging nothing, when /settle refuses the payment definitely (after a local verify the handler’s work is the only cost), and never serve nor charge the exact payload retried',
+    fault: { mode: 'settle-refused' },
+    expect: 'refused',
+  },
 ];

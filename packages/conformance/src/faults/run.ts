@@ -147,6 +147,7 @@ async function runFaultAudit(audit: FaultAudit, ctx: FaultAuditContext): Promise
       `the server never met the fault (no ${describeOperations(audit)} call while it played) and served the payment, charged once: the rule does not apply to ${ctx.paidPath}`,
     );
   }
+  if (audit.expect === 'refused') return refusedAudit(ctx, payment, before, first, what, pay);
   if (first.status >= 200 && first.status < 300) {
     // A paid answer is only right if the chain shows its transfer (checked below).
     check(audit.expect !== 'unpaid', `${what} was ${first.status}: served without a verified payment`);
@@ -173,6 +174,36 @@ async function runFaultAudit(audit: FaultAudit, ctx: FaultAuditContext): Promise
     served,
     servedAtOnce ? what : 'the answer to the retried payload',
   );
+}
+
+/**
+ * The facilitator refused the settlement definitely: the first answer is 402 with no paid answer
+ * and no receipt of a success, nothing moved on chain, and the exact payload retried with the
+ * facilitator healthy is refused again (the refusal is final in the ledger), still charging nothing.
+ */
+async function refusedAudit(
+  ctx: FaultAuditContext,
+  payment: ServerPayment,
+  before: bigint,
+  first: Answer,
+  what: string,
+  pay: () => Promise<Answer>,
+): Promise<void> {
+  const { from, nonce } = payment.authorization;
+  checkEqual(first.status, 402, `${what}: status (${first.text.slice(0, 160)})`);
+  check(receiptOf(first)?.['success'] !== true, `${what} carries a PAYMENT-RESPONSE of a success`);
+  const unmoved = async (when: string) => {
+    check(!(await ctx.chain.authorizationUsed(from, nonce)), `${when}: the authorization was used on chain`);
+    checkEqual(await ctx.chain.balanceOf(from), before, `${when}: payer balance`);
+  };
+  await unmoved(what);
+  const again = await pay();
+  checkEqual(
+    again.status,
+    402,
+    `the exact payload retried after the refusal: status (${again.text.slice(0, 160)})`,
+  );
+  await unmoved('the exact payload retried after the refusal');
 }
 
 /** Requests whose answer a fault changed, dropped or held so far; undefined when the switch cannot tell. */

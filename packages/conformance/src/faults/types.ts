@@ -18,9 +18,11 @@ export interface FaultSwitch {
  * - `served`: the fault must not matter (the paid answer, its transfer on chain);
  * - `unpaid`: the facilitator could not verify: no paid answer, nothing moved;
  * - `uncertain`: settlement may or may not have happened: a retryable 5xx, or the paid answer
- *   only if its transfer is on chain; never a 2xx on the facilitator's word, never a refusal (4xx).
+ *   only if its transfer is on chain; never a 2xx on the facilitator's word, never a refusal (4xx);
+ * - `refused`: the facilitator refused the settlement definitely: 402, no paid answer, nothing
+ *   moved, and the exact payload retried is neither served nor charged.
  */
-export type FaultExpectation = 'served' | 'unpaid' | 'uncertain';
+export type FaultExpectation = 'served' | 'unpaid' | 'uncertain' | 'refused';
 
 /** One fault-proxy audit: the fault, what the first answer may be, and the rule. */
 export interface FaultAudit {

@@ -1,7 +1,9 @@
 // Gate step 4 of 8: claim — claim the payment in the ledger and verify it (after read-payment or identified, before reserve-balance; existing-entry when it is in the ledger already).
 import { claim, isAnswered, isRejected, markVerified } from '../ledger/lifecycle';
 import type { ClaimResult, LedgerEntry } from '../ledger/types';
+import type { OnChainCheck } from '../scheme';
 import { fromExisting } from './existing-entry';
+import { canAskChain } from './judge-refusal';
 import { codeForReason } from './match-requirements';
 import {
   type IdentifiedRequest,
@@ -128,9 +130,11 @@ async function bindIdentifier(
 }
 
 /**
- * Verifies a fresh claim with the facilitator; settles at once on a route that settles first —
- * straight with `/settle`, which verifies as it settles, unless `verifyBeforeSettle` asks for
- * `/verify` first.
+ * Verifies a fresh claim; settles at once on a route that settles first — straight with
+ * `/settle`, which verifies as it settles, unless `verifyBeforeSettle` asks for `/verify` first.
+ * A route that settles after its handler verifies locally when its scheme reads the chain (the
+ * pre-verification already done, plus one chain read of balance and authorization state), and
+ * asks `/verify` otherwise, when that read fails, or when `verifyBeforeSettle` says so.
  */
 async function verifyAndProceed(
   rt: GateRuntime,
@@ -140,24 +144,37 @@ async function verifyAndProceed(
   const { match, requestId } = ctx;
   const settlesFirst = ctx.route.settle === 'before-handler';
   if (settlesFirst && !rt.verifyBeforeSettle) return settleThenProceed(rt, ctx, paid, true);
-  let verdict: Awaited<ReturnType<GateRuntime['facilitator']['verify']>>;
-  try {
-    verdict = await rt.facilitator.verify(ctx.wirePayload, ctx.wireRequirement);
-  } catch (error) {
+  const local = settlesFirst || rt.verifyBeforeSettle ? undefined : await verifyLocally(rt, ctx, paid);
+  if (local?.status === 'invalid') {
     await releaseQuietly(rt, ctx);
-    rt.logger?.warn({ err: error, requestId }, 'facilitator verify failed');
-    return respond(errorResponse('facilitator_unavailable', requestId));
-  }
-  if (!verdict.isValid) {
-    await releaseQuietly(rt, ctx);
-    const reason = verdict.invalidReason ?? 'invalid';
     return reject(
       rt,
       match,
       requestId,
-      codeForReason(reason, 'payment_verification_failed'),
-      verdict.invalidMessage ?? reason,
+      codeForReason(local.reason, 'payment_verification_failed'),
+      local.message,
     );
+  }
+  if (local?.status !== 'valid') {
+    let verdict: Awaited<ReturnType<GateRuntime['facilitator']['verify']>>;
+    try {
+      verdict = await rt.facilitator.verify(ctx.wirePayload, ctx.wireRequirement);
+    } catch (error) {
+      await releaseQuietly(rt, ctx);
+      rt.logger?.warn({ err: error, requestId }, 'facilitator verify failed');
+      return respond(errorResponse('facilitator_unavailable', requestId));
+    }
+    if (!verdict.isValid) {
+      await releaseQuietly(rt, ctx);
+      const reason = verdict.invalidReason ?? 'invalid';
+      return reject(
+        rt,
+        match,
+        requestId,
+        codeForReason(reason, 'payment_verification_failed'),
+        verdict.invalidMessage ?? reason,
+      );
+    }
   }
   const verified = await markVerified(rt.ledger, ctx.entry);
   if (!verified) {
@@ -172,6 +189,40 @@ async function verifyAndProceed(
   }
   if (settlesFirst) return settleThenProceed(rt, ctx, paid, false);
   return proceed(rt, ctx, paid);
+}
+
+/**
+ * Local verify (docs/ledger.md#local-verify): the payload's signature was checked here
+ * (`preVerify`, with amount, recipient, asset and window), so the chain alone says the rest — the
+ * payer's balance and the authorization's state, in one read. `undefined` (ask `/verify`) when the
+ * signature was left to the facilitator, the scheme has no chain reader for the network, or the
+ * read failed: the payer is never refused for the chain reader's error.
+ */
+async function verifyLocally(
+  rt: GateRuntime,
+  ctx: PaymentContext,
+  paid: PaymentRequest,
+): Promise<OnChainCheck | undefined> {
+  const { scheme } = ctx;
+  if (!ctx.authenticated || !scheme.checkOnChain || !canAskChain(ctx)) return undefined;
+  let answer: OnChainCheck;
+  try {
+    answer = await scheme.checkOnChain({
+      payload: ctx.v2Payload,
+      requirements: ctx.v2Requirement,
+      payer: paid.payer,
+    });
+  } catch (error) {
+    answer = { status: 'unknown', message: error instanceof Error ? error.message : String(error) };
+  }
+  if (answer.status === 'unknown') {
+    rt.logger?.warn(
+      { requestId: ctx.requestId, note: answer.message },
+      'local verify could not read the chain: asking the facilitator',
+    );
+    return undefined;
+  }
+  return answer;
 }
 
 /** A route that settles first: settles, then lets the handler run on the receipt. */

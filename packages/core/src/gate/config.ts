@@ -30,7 +30,7 @@ export interface GateConfig {
   now: () => number;
   otherMethods: 'method-not-allowed' | 'pass';
   replay: 'stored-answer' | 'strict';
-  /** Ask `/verify` before `/settle` on a route that settles before its handler (`verifyBeforeSettle`). */
+  /** Ask `/verify` before `/settle` on every paid route, never settling unverified nor verifying locally (`verifyBeforeSettle`). */
   verifyBeforeSettle: boolean;
   paywall: BrowserPaywall | undefined;
 }

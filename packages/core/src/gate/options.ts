@@ -59,9 +59,14 @@ export interface PaymentGateOptions {
    */
   requireChainReader?: boolean;
   /**
-   * Ask the facilitator's `/verify` before its `/settle` on a route that settles before its
-   * handler. Default false: such a route goes straight to `/settle`, which verifies as it settles
-   * (one round trip; a refusal there is answered 402 like one at verify — docs/ledger.md#states).
+   * Ask the facilitator's `/verify` before its `/settle` on every paid route. Default false: one
+   * facilitator round trip per paid request — a route that settles before its handler goes
+   * straight to `/settle`, which verifies as it settles (a refusal there is answered 402 like one
+   * at verify — docs/ledger.md#states); a route that settles after its handler verifies locally
+   * when its scheme has a chain reader (pre-verification plus one chain read of balance and
+   * authorization state), and asks `/verify` without one or when that read fails
+   * (docs/ledger.md#local-verify). A refusal at `/settle` after a local verify withholds the
+   * handler's answer and charges nothing: the handler's work is the only cost.
    */
   verifyBeforeSettle?: boolean;
   /**

@@ -1,8 +1,12 @@
 // The exact EVM scheme reads a payer's balance through its chain reader: what a `reserveBalance`
 // route holds verified payments against (docs/ledger.md#one-balance-one-side-effect).
-import { type Devnet, startDevnet } from '@tollbooth/devnet';
+import type { PaymentRequirements } from '@tollbooth/core';
+import { type Devnet, MULTICALL3_ADDRESS, startDevnet } from '@tollbooth/devnet';
+import { createPublicClient, custom } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPaymentPayload } from '../client/create-payment-payload';
+import { createExactEvmFacilitator } from '../facilitator/create-exact-evm-facilitator';
 import { createExactEvmScheme } from './create-exact-evm-scheme';
 
 let devnet: Devnet;
@@ -34,5 +38,72 @@ describe('createExactEvmScheme().balanceOf', () => {
       wrongNode.balanceOf!({ network: 'eip155:84532', asset: devnet.token.address, owner }),
     ).rejects.toThrow(/serves eip155:8453, not eip155:84532/);
     expect(createExactEvmScheme().balanceOf).toBeUndefined();
+  });
+});
+
+describe('createExactEvmScheme().checkOnChain (local verify)', () => {
+  /** A scheme reading the devnet, and the eth_calls it made. */
+  function counted() {
+    const calls: string[] = [];
+    const publicClient = createPublicClient({
+      chain: devnet.chain,
+      transport: custom({
+        request: ({ method, params }) => {
+          if (method === 'eth_call') calls.push(String((params as [{ to: string }])[0].to).toLowerCase());
+          return devnet.publicClient.request({ method, params } as never);
+        },
+      }),
+    });
+    return { scheme: createExactEvmScheme({ publicClient }), calls };
+  }
+
+  async function signed(balance: bigint) {
+    const account = privateKeyToAccount(generatePrivateKey());
+    if (balance > 0n) await devnet.mint(account.address, balance);
+    const requirements: PaymentRequirements = {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      amount: '1000',
+      asset: devnet.token.address,
+      payTo: devnet.accounts.payTo.address,
+      maxTimeoutSeconds: 60,
+      extra: { name: devnet.token.name, version: devnet.token.version },
+    };
+    const payload = await createPaymentPayload({
+      paymentRequired: { x402Version: 2, resource: { url: 'http://x.test/paid' }, accepts: [requirements] },
+      account,
+    });
+    return { payload, requirements, payer: account.address };
+  }
+
+  it('reads balance and authorization state in one eth_call to Multicall3', async () => {
+    const { scheme, calls } = counted();
+    expect(await scheme.checkOnChain!(await signed(1000n))).toEqual({ status: 'valid' });
+    expect(calls).toEqual([MULTICALL3_ADDRESS.toLowerCase()]);
+    expect(await scheme.checkOnChain!(await signed(999n))).toMatchObject({
+      status: 'invalid',
+      reason: 'invalid_exact_evm_insufficient_balance',
+    });
+    const used = await signed(1000n);
+    const facilitator = createExactEvmFacilitator({
+      account: devnet.accounts.facilitator.privateKey as `0x${string}`,
+      chain: devnet.chain,
+      rpcUrl: devnet.rpcUrl,
+      pollingIntervalMs: 50,
+    });
+    expect(await facilitator.settle(used.payload, used.requirements)).toMatchObject({ success: true });
+    expect(await scheme.checkOnChain!(used)).toMatchObject({
+      status: 'invalid',
+      reason: 'invalid_exact_evm_nonce_already_used',
+    });
+  });
+
+  it('without Multicall3 at its address asks with two eth_calls at once; a node that fails is unknown', async () => {
+    const { scheme, calls } = counted();
+    await devnet.testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: '0x' });
+    expect(await scheme.checkOnChain!(await signed(1000n))).toEqual({ status: 'valid' });
+    expect(calls.filter((to) => to !== MULTICALL3_ADDRESS.toLowerCase())).toHaveLength(2);
+    const down = createExactEvmScheme({ rpcUrl: { 'eip155:8453': 'http://127.0.0.1:9' } });
+    expect(await down.checkOnChain!(await signed(1000n))).toMatchObject({ status: 'unknown' });
   });
 });

@@ -18,6 +18,7 @@ import { verifySignIn } from '../sign-in/verify-sign-in';
 import type { RecoveryBackend } from '../signature/recovery-backends';
 import { checkEvmAddress } from '../utils/check-evm-address';
 import { getChainId } from '../utils/get-chain-id';
+import { checkExactEvmPaymentOnChain } from './check-exact-evm-payment-on-chain';
 import { preVerifyExactEvmPayment } from './pre-verify-exact-evm-payment';
 import { resolveExactEvmPrice } from './resolve-exact-evm-price';
 
@@ -259,6 +260,13 @@ export function createExactEvmScheme(
     // shows the authorization used by another transaction, unused (a hash that never mines), or
     // still pending.
     scheme.confirmSettlement = scheme.reconcile;
+    // Local verify (a route that settles after its handler skips /verify): balance and
+    // authorization state in one read.
+    scheme.checkOnChain = async (input) => {
+      const reader = await readerFor(input.requirements.network);
+      if ('message' in reader) return { status: 'unknown', message: reader.message };
+      return checkExactEvmPaymentOnChain({ ...input, client: reader.client });
+    };
     scheme.balanceOf = async ({ network, asset, owner }) => {
       const reader = await readerFor(network);
       if ('message' in reader) throw new Error(reader.message);
