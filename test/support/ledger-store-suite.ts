@@ -97,6 +97,47 @@ export function describeLedgerStore(
       expect(await store.get(first.id)).toEqual(first);
     });
 
+    it('makes the writes that need not wait for the disk (durable: false) the same atomic claim and compare-and-set', async () => {
+      const relaxed = { durable: false };
+      const namespace = newNamespace('relaxed');
+      const store = await openStore(namespace);
+      const other = options.shared ? await openStore(namespace) : store;
+      const entry = buildLedgerEntry();
+      expect((await store.claim(entry, relaxed)).acquired).toBe(true);
+      // Visible at once to another connection: only a crash can lose it.
+      expect((await other.claim({ ...entry, owner: 'instance-b:req-2' }, relaxed)).acquired).toBe(false);
+      expect(
+        await other.update(
+          entry.id,
+          { state: ['claimed'], owner: 'instance-b:req-2' },
+          { state: 'verified' },
+          relaxed,
+        ),
+      ).toBeUndefined();
+      const verified = await store.update(
+        entry.id,
+        { state: ['claimed'], owner: entry.owner },
+        { state: 'verified' },
+        relaxed,
+      );
+      expect(verified?.state).toBe('verified');
+      expect((await other.get(entry.id))?.state).toBe('verified');
+      // A durable write after relaxed ones on the same connection.
+      const settling = await store.update(
+        entry.id,
+        { state: ['verified'], owner: entry.owner },
+        { state: 'settling', response: response(ALL_BYTES) },
+      );
+      expect(settling?.state).toBe('settling');
+      expect(
+        await store.remove(entry.id, { state: ['claimed', 'verified'], owner: entry.owner }, relaxed),
+      ).toBe(false);
+      const second = buildLedgerEntry();
+      await store.claim(second, relaxed);
+      expect(await other.remove(second.id, { state: ['claimed'], owner: second.owner }, relaxed)).toBe(true);
+      expect(await store.get(second.id)).toBeUndefined();
+    });
+
     it('returns undefined for an unknown id', async () => {
       const store = await openStore();
       expect(await store.get(newId('missing'))).toBeUndefined();

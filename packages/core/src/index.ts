@@ -95,6 +95,7 @@ export {
   type LedgerResolution,
   type LedgerState,
   type LedgerStore,
+  type LedgerWriteOptions,
   type NewIdentifierBinding,
   type ReplacedBinding,
 } from './ledger/types';

@@ -9,6 +9,7 @@ import {
   type LedgerPatch,
   type LedgerQuery,
   type LedgerStore,
+  type LedgerWriteOptions,
   type NewIdentifierBinding,
   type PaymentIdentity,
   type ReplacedBinding,
@@ -186,6 +187,13 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
   const rows = async (sql: string, params: unknown[]): Promise<LedgerRow[]> =>
     (await pool.query<LedgerRow>(sql, params)).rows;
 
+  // A write whose loss costs nothing (docs/ledger.md#durability) turns synchronous_commit off for
+  // its own transaction, in the same statement: no extra round trip. Durable ones keep the
+  // server's setting. A later durable commit flushes the write-ahead log up to itself, so the
+  // relaxed writes before it are durable from then on.
+  const relaxedFrom = (options?: LedgerWriteOptions): string =>
+    options?.durable === false ? `(SELECT set_config('synchronous_commit', 'off', true)) AS relaxed` : '';
+
   const condition = (expect: LedgerExpectation, first: number) => {
     let sql = `state = ANY($${first}::text[])`;
     const params: unknown[] = [[...expect.state]];
@@ -227,12 +235,14 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
   return {
     migrate,
 
-    async claim(entry: LedgerEntry): Promise<ClaimResult> {
+    async claim(entry: LedgerEntry, options?: LedgerWriteOptions): Promise<ClaimResult> {
       assertLedgerInvariant(entry);
       await ready();
       const columns = toLedgerColumns(entry);
+      const relaxed = relaxedFrom(options);
+      const placeholders = columns.map(([c], i) => param(c, i + 1)).join(', ');
       const insert = `INSERT INTO ${table} (${columns.map(([c]) => c).join(', ')})
-        VALUES (${columns.map(([c], i) => param(c, i + 1)).join(', ')})
+        ${relaxed ? `SELECT ${placeholders} FROM ${relaxed}` : `VALUES (${placeholders})`}
         ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`;
       const values = columns.map(([, v]) => v);
       // The existing entry can be removed between the insert and the read: then insert again.
@@ -250,7 +260,12 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       return row ? fromLedgerRow(row) : undefined;
     },
 
-    async update(id: PaymentIdentity, expect: LedgerExpectation, patch: LedgerPatch) {
+    async update(
+      id: PaymentIdentity,
+      expect: LedgerExpectation,
+      patch: LedgerPatch,
+      options?: LedgerWriteOptions,
+    ) {
       assertLedgerInvariant(patch);
       await ready();
       if (expect.state.length === 0) return undefined;
@@ -263,21 +278,24 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       const columns = toLedgerColumns(fields);
       columns.push(['updated_at', Date.now()]);
       const where = condition(expect, columns.length + 2);
+      const relaxed = relaxedFrom(options);
       if (settlesWithStoredResponse(patch))
         where.sql += ` AND (response_status IS NULL OR response_status < ${LEDGER_ERROR_STATUS})`;
       const [row] = await rows(
         `UPDATE ${table} SET ${columns.map(([c], i) => `${c} = ${param(c, i + 1)}`).join(', ')}
-         WHERE id = $${columns.length + 1} AND ${where.sql} RETURNING ${COLUMNS}`,
+         ${relaxed ? `FROM ${relaxed}` : ''} WHERE id = $${columns.length + 1} AND ${where.sql} RETURNING ${COLUMNS}`,
         [...columns.map(([, v]) => v), id, ...where.params],
       );
       return row ? fromLedgerRow(row) : undefined;
     },
 
-    async remove(id: PaymentIdentity, expect: LedgerExpectation) {
+    async remove(id: PaymentIdentity, expect: LedgerExpectation, options?: LedgerWriteOptions) {
       await ready();
       if (expect.state.length === 0) return false;
       const where = condition(expect, 2);
-      const result = await pool.query(`DELETE FROM ${table} WHERE id = $1 AND ${where.sql}`, [
+      const relaxed = relaxedFrom(options);
+      const using = relaxed ? ` USING ${relaxed}` : '';
+      const result = await pool.query(`DELETE FROM ${table}${using} WHERE id = $1 AND ${where.sql}`, [
         id,
         ...where.params,
       ]);

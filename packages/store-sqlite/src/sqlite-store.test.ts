@@ -161,14 +161,17 @@ describe('createSqliteLedgerStore', () => {
     await reopened.close();
   });
 
-  it('leaves the journal mode and busy timeout of a database it is given as they were', async () => {
+  it('leaves the journal mode, busy timeout and synchronous of a database it is given as they were', async () => {
     const db = new Database(join(files, 'given.db'));
     db.pragma('busy_timeout = 1234');
+    db.pragma('synchronous = OFF');
     const store = createSqliteLedgerStore({ database: db, busyTimeoutMs: 50, purgeIntervalMs: 0 });
+    await store.claim(buildEntry(), { durable: false });
     await store.claim(buildEntry());
     await store.close();
     expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
     expect(db.pragma('busy_timeout', { simple: true })).toBe(1234);
+    expect(db.pragma('synchronous', { simple: true })).toBe(0);
     db.close();
   });
 

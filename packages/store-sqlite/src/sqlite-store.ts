@@ -8,6 +8,7 @@ import {
   type LedgerPatch,
   type LedgerQuery,
   type LedgerStore,
+  type LedgerWriteOptions,
   type NewIdentifierBinding,
   type PaymentIdentity,
   type ReplacedBinding,
@@ -164,6 +165,9 @@ export function createSqliteLedgerStore(
   if (owned) {
     db.pragma('journal_mode = WAL');
     db.pragma(`busy_timeout = ${resolved.busyTimeoutMs}`);
+    // Explicitly: better-sqlite3 builds SQLite to open an existing WAL database at NORMAL, which
+    // would commit every write without waiting for the disk once the file exists.
+    db.pragma('synchronous = FULL');
   }
   db.exec(schema(table) + accessSchema(table) + reservationSchema(table));
   // Tables made before a column existed get it (SQLite has no ADD COLUMN IF NOT EXISTS).
@@ -247,6 +251,21 @@ export function createSqliteLedgerStore(
     return statement;
   };
 
+  // A write whose loss costs nothing (docs/ledger.md#durability) commits at NORMAL: in WAL mode
+  // it is not synced, the next FULL commit syncs it with its own frames. Everything else stays at
+  // FULL. Only on a database the store opened: a given one keeps its own pragmas.
+  const normal = owned ? db.prepare('PRAGMA synchronous = NORMAL') : undefined;
+  const full = owned ? db.prepare('PRAGMA synchronous = FULL') : undefined;
+  const write = <T>(options: LedgerWriteOptions | undefined, run: () => T): T => {
+    if (options?.durable !== false || normal === undefined) return run();
+    normal.run();
+    try {
+      return run();
+    } finally {
+      full!.run();
+    }
+  };
+
   const claim = db.transaction((entry: LedgerEntry): ClaimResult => {
     assertLedgerInvariant(entry);
     const columns = toLedgerColumns(entry);
@@ -281,9 +300,9 @@ export function createSqliteLedgerStore(
   }
 
   return {
-    async claim(entry) {
+    async claim(entry, options) {
       assertOpen();
-      return claim.immediate(entry);
+      return write(options, () => claim.immediate(entry));
     },
 
     async get(id: PaymentIdentity) {
@@ -292,7 +311,12 @@ export function createSqliteLedgerStore(
       return row ? fromLedgerRow(row) : undefined;
     },
 
-    async update(id: PaymentIdentity, expect: LedgerExpectation, patch: LedgerPatch) {
+    async update(
+      id: PaymentIdentity,
+      expect: LedgerExpectation,
+      patch: LedgerPatch,
+      options?: LedgerWriteOptions,
+    ) {
       assertOpen();
       assertLedgerInvariant(patch);
       if (expect.state.length === 0) return undefined;
@@ -307,17 +331,21 @@ export function createSqliteLedgerStore(
       const where = condition(expect);
       if (settlesWithStoredResponse(patch))
         where.sql += ` AND (response_status IS NULL OR response_status < ${LEDGER_ERROR_STATUS})`;
-      const row = cached(
+      const statement = cached(
         `UPDATE ${table} SET ${columns.map(([c]) => `${c} = ?`).join(', ')} WHERE ${where.sql} RETURNING *`,
-      ).get(...columns.map(([, v]) => v), id, ...where.params) as LedgerRow | undefined;
+      );
+      const row = write(options, () => statement.get(...columns.map(([, v]) => v), id, ...where.params)) as
+        | LedgerRow
+        | undefined;
       return row ? fromLedgerRow(row) : undefined;
     },
 
-    async remove(id: PaymentIdentity, expect: LedgerExpectation) {
+    async remove(id: PaymentIdentity, expect: LedgerExpectation, options?: LedgerWriteOptions) {
       assertOpen();
       if (expect.state.length === 0) return false;
       const where = condition(expect);
-      return cached(`DELETE FROM ${table} WHERE ${where.sql}`).run(id, ...where.params).changes === 1;
+      const statement = cached(`DELETE FROM ${table} WHERE ${where.sql}`);
+      return write(options, () => statement.run(id, ...where.params).changes === 1);
     },
 
     async query(query: LedgerQuery) {

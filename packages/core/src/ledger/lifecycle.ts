@@ -11,7 +11,7 @@
 // Every move is a compare-and-set on state and owner: `undefined` when the entry changed first.
 import type { StoredResponse } from '../http/types';
 import type { SettleResponse } from '../protocol/schemas';
-import type { SettlementLedger } from './settlement-ledger';
+import { RELAXED, type SettlementLedger } from './settlement-ledger';
 import type { ClaimResult, LedgerEntry, LedgerPatch, LedgerResolution, LedgerState } from './types';
 
 /** An entry as a request holds it: its id and the owner this request writes as. */
@@ -26,16 +26,25 @@ export interface Verb<A extends unknown[]> {
 /**
  * Declares a verb: from which states, to which, with what; `hold` renews the lease after the move
  * (someone works on the entry in its new state), `letGo` stops renewing it before (nobody does).
+ * `relaxed` says when the move may be lost in a crash at no cost (docs/ledger.md#durability): the
+ * store then commits it without waiting for the disk. Every other move is durable.
  */
 function verb<A extends unknown[]>(
   from: readonly LedgerState[],
   to: LedgerState,
   patch: (...args: A) => Omit<LedgerPatch, 'state'>,
   lease?: 'hold' | 'letGo',
+  relaxed?: (patch: Omit<LedgerPatch, 'state'>) => boolean,
 ): Verb<A> {
   const move = async (ledger: SettlementLedger, held: Held, ...args: A) => {
     if (lease === 'letGo') await ledger.leases.letGo(held);
-    const moved = await ledger.transition(held, from, { state: to, ...patch(...args) });
+    const fields = patch(...args);
+    const moved = await ledger.transition(
+      held,
+      from,
+      { state: to, ...fields },
+      relaxed?.(fields) ? RELAXED : undefined,
+    );
     if (moved && lease === 'hold') ledger.leases.hold(held, to);
     return moved;
   };
@@ -67,8 +76,17 @@ export function startFlight(ledger: SettlementLedger, held: Held): () => void {
 
 // 2. Verify.
 
-/** claimed → verified: the facilitator found the payment valid. */
-export const markVerified = verb(['claimed'], 'verified', () => ({}));
+/**
+ * claimed → verified: the facilitator found the payment valid. Not durable: no money moved; a
+ * crash that loses it leaves a claim, which costs nothing either.
+ */
+export const markVerified = verb(
+  ['claimed'],
+  'verified',
+  () => ({}),
+  undefined,
+  () => true,
+);
 
 /** claimed | verified → gone: a claim that spent nothing is given back; the payer may pay again. */
 export function release(ledger: SettlementLedger, held: Held): Promise<boolean> {
@@ -126,8 +144,20 @@ const settledPatch = ({ receipt, response, resolution }: Settled) => ({
   ...(resolution ? { resolution } : {}),
 });
 
-/** settling → settled: the transfer landed (a handler still to run keeps the lease). */
-export const recordSettled = verb(['settling'], 'settled', settledPatch);
+/**
+ * settling → settled: the transfer landed (a handler still to run keeps the lease). Durable when
+ * it stores the paid answer (the final write of a request); without one (a route that settles
+ * before its handler) not: a crash that loses it leaves the durable `settling` entry, which the
+ * reconciler settles from the chain, and the handler's answer, stored durably once it ran, is
+ * the request's final write.
+ */
+export const recordSettled = verb(
+  ['settling'],
+  'settled',
+  settledPatch,
+  undefined,
+  (fields) => fields.response === undefined,
+);
 
 /** settling → rejected: the refusal stands; its answer (402) is what a retry gets. */
 export const recordRejected = verb(

@@ -11,9 +11,13 @@ import {
   type LedgerResolution,
   type LedgerState,
   type LedgerStore,
+  type LedgerWriteOptions,
   type NewIdentifierBinding,
   type ReplacedBinding,
 } from './types';
+
+/** A write whose loss in a crash costs nothing (docs/ledger.md#durability). */
+export const RELAXED: LedgerWriteOptions = Object.freeze({ durable: false });
 
 /** Settings of the settlement ledger semantics. */
 export interface SettlementLedgerOptions {
@@ -121,11 +125,13 @@ export class SettlementLedger {
     entry: Pick<LedgerEntry, 'id' | 'owner'>,
     from: readonly LedgerState[],
     patch: LedgerPatch,
+    options?: LedgerWriteOptions,
   ): Promise<LedgerEntry | undefined> {
     const updated = await this.store.update(
       entry.id,
       { state: from, owner: entry.owner },
       { leaseUntil: this.leaseUntil(), ...patch },
+      options,
     );
     if (updated) this.leases.moved(entry, patch.state);
     return updated;
@@ -152,9 +158,12 @@ export class SettlementLedger {
     return this.store.get(id);
   }
 
-  /** Claims a new entry (from `newEntry`), or gives back the one already there. */
+  /**
+   * Claims a new entry (from `newEntry`), or gives back the one already there. Not durable: no
+   * money moved yet, so a claim a crash loses costs nothing (the retry claims again).
+   */
   claim(entry: LedgerEntry): Promise<ClaimResult> {
-    return this.store.claim(entry);
+    return this.store.claim(entry, RELAXED);
   }
 
   /** Entries matching a query (the reconciler's rounds). */
@@ -203,13 +212,15 @@ export class SettlementLedger {
 
   /**
    * Removes an entry that spent nothing, still held by its owner: by default a claim (verify
-   * failed, handler failed); `from` names other states a verb knows charged nothing.
+   * failed, handler failed); `from` names other states a verb knows charged nothing. Not durable:
+   * a release a crash loses leaves an unspent entry whose lease runs out (the reconciler or the
+   * retry drops it).
    */
   release(
     entry: Pick<LedgerEntry, 'id' | 'owner'>,
     from: readonly LedgerState[] = ['claimed', 'verified'],
   ): Promise<boolean> {
-    return this.store.remove(entry.id, { state: from, owner: entry.owner });
+    return this.store.remove(entry.id, { state: from, owner: entry.owner }, RELAXED);
   }
 
   /**

@@ -108,6 +108,18 @@ export interface LedgerExpectation {
   owner?: string;
 }
 
+/**
+ * How a store commits one write (docs/ledger.md#durability). `durable: false` marks a write made
+ * before any money moves whose loss in a crash costs nothing (the claim, `verified`, a release):
+ * the store may commit it without waiting for the disk (PostgreSQL `synchronous_commit = off`,
+ * SQLite `synchronous = NORMAL`). Every other write waits for the disk; a later durable write
+ * makes the earlier ones durable too (one write-ahead log, written in order).
+ */
+export interface LedgerWriteOptions {
+  /** Wait for the disk before the write returns. Default `true`. */
+  durable?: boolean;
+}
+
 export type ClaimResult = { acquired: true; entry: LedgerEntry } | { acquired: false; entry: LedgerEntry };
 
 export interface LedgerQuery {
@@ -174,16 +186,17 @@ export type BindResult =
  */
 export interface LedgerStore extends Partial<AccessStore>, Partial<ReservationStore> {
   /** Inserts `entry` unless an entry with its id exists; returns the existing one otherwise. */
-  claim(entry: LedgerEntry): Promise<ClaimResult>;
+  claim(entry: LedgerEntry, options?: LedgerWriteOptions): Promise<ClaimResult>;
   get(id: PaymentIdentity): Promise<LedgerEntry | undefined>;
   /** Applies `patch` if `expect` holds; returns the updated entry, or `undefined` if it did not hold. */
   update(
     id: PaymentIdentity,
     expect: LedgerExpectation,
     patch: LedgerPatch,
+    options?: LedgerWriteOptions,
   ): Promise<LedgerEntry | undefined>;
   /** Deletes the entry if `expect` holds. */
-  remove(id: PaymentIdentity, expect: LedgerExpectation): Promise<boolean>;
+  remove(id: PaymentIdentity, expect: LedgerExpectation, options?: LedgerWriteOptions): Promise<boolean>;
   /** Read-only listing for operators. */
   query(query: LedgerQuery): Promise<LedgerEntry[]>;
   /**
