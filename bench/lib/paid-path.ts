@@ -38,12 +38,33 @@ export const RESPONSE = {
   body: Buffer.from('{"hello":"world"}'),
 };
 
-/** claim, then verified → settling → settled (with the response): what one paid request does to the ledger. */
-export async function claimAndFinish(store: LedgerStore, entry: LedgerEntry): Promise<void> {
-  const claimed = await store.claim(entry);
+/**
+ * How the ledger asks a store to commit a paid request's writes: `gate` as the gate does
+ * (docs/ledger.md#durability: the claim and `verified` need not wait for the disk, `settling` and
+ * `settled` do), `all-durable` every write waiting for the disk (the ledger before #38 part 5).
+ */
+export type LedgerDurability = 'gate' | 'all-durable';
+
+/** Synchronous commits one paid request asks of a store: the writes not marked `durable: false`. */
+export const SYNC_COMMITS_PER_REQUEST: Readonly<Record<LedgerDurability, number>> = {
+  gate: 2,
+  'all-durable': 4,
+};
+
+/**
+ * claim, then verified → settling → settled (with the response): what one paid request does to
+ * the ledger, with the durability the gate asks for (or, `all-durable`, every write durable).
+ */
+export async function claimAndFinish(
+  store: LedgerStore,
+  entry: LedgerEntry,
+  durability: LedgerDurability = 'gate',
+): Promise<void> {
+  const relaxed = durability === 'gate' ? { durable: false } : undefined;
+  const claimed = await store.claim(entry, relaxed);
   if (!claimed.acquired) throw new Error(`claim of ${entry.id} was not acquired`);
   const expect = { owner: entry.owner };
-  if (!(await store.update(entry.id, { ...expect, state: ['claimed'] }, { state: 'verified' })))
+  if (!(await store.update(entry.id, { ...expect, state: ['claimed'] }, { state: 'verified' }, relaxed)))
     throw new Error('verified CAS failed');
   if (
     !(await store.update(
