@@ -261,7 +261,7 @@ function ledgerTargets(r: BenchReport): TargetRow[] {
     verdict: wallVerdict,
     ...(wallVerdict === 'missed'
       ? {
-          why: `Each synchronous commit is a round trip to the server and a WAL flush; ${postgres?.syncCommits !== undefined ? `${fmt(postgres.syncCommits, 1)} of them per paid request in this run` : 'their count was not recorded'}.`,
+          why: `Each synchronous commit is a round trip to the server and a WAL flush; ${postgres?.syncCommits !== undefined ? `${fmt(postgres.syncCommits, 1)} of them per paid request as the ledger writes it` : 'their count was not recorded'}.`,
         }
       : {}),
   });

@@ -12,8 +12,9 @@ export interface MicroResult {
   opsPerBatch: number;
   note?: string;
   /**
-   * Durable ledger rows of one paid request (#38 part 5): the synchronous commits the store made
-   * per operation, counted during the run. The targets judge "≤ 2 per paid request" on the rows
+   * Durable ledger rows of one paid request (#38 part 5): the synchronous commits the ledger asks
+   * the store for per paid request (its writes not marked `durable: false`); not counted during the
+   * run — test/ledger-synchronous-commits.test.ts reads the same count from the databases. The targets judge "≤ 2 per paid request" on the rows
    * of group 'durable ledger stores' whose name starts with 'SQLite' / 'PostgreSQL' and that have it.
    */
   syncCommits?: number;
