@@ -2,13 +2,15 @@
 // response texts (parsed as the client parses them) to the response body's JSON text, on the
 // simulator's data. No model and no network inside the measured loop: the upstream bodies are
 // fetched from the simulator once and replayed.
+
+import { loadConfig } from '../examples/fee-service/src/config/load';
 import { analyst } from '../examples/fee-service/src/resources/ai/analyst/resource';
 import { chat } from '../examples/fee-service/src/resources/ai/chat/resource';
 import { explainBlock } from '../examples/fee-service/src/resources/ai/explain-block/resource';
 import { explainTransaction } from '../examples/fee-service/src/resources/ai/explain-transaction/resource';
 import { feeAdvice } from '../examples/fee-service/src/resources/ai/fee-advice/resource';
 import type { ChainReader } from '../examples/fee-service/src/resources/ai/shared/chain';
-import type { AnyResource } from '../examples/fee-service/src/resources/kit';
+import type { AnyResource, ResourceEnvironment } from '../examples/fee-service/src/resources/kit';
 import { startMempoolSimulator } from '../examples/fee-service/src/simulator/server';
 import { createSnapshotService } from '../examples/fee-service/src/snapshot/service';
 import { UpstreamNotFoundError } from '../examples/fee-service/src/upstreams/errors';
@@ -159,6 +161,13 @@ export async function runAiSection(
         targetMs: ANALYST_TARGET_MS,
       },
     ];
+    // The service's own defaults (the analyst reads its step budget from them); the handlers read
+    // the capabilities passed beside it, not the deployment's.
+    const env: ResourceEnvironment = {
+      config: loadConfig({}),
+      baseUrl: 'http://bench.test',
+      capabilities: {},
+    };
     const answer = async (c: (typeof cases)[number]) => {
       const result = await c.resource.handler!({
         request: {} as never,
@@ -166,7 +175,7 @@ export async function runAiSection(
         payment: undefined,
         input: { params: c.params ?? {}, query: c.query ?? {}, body: {} },
         capabilities,
-        env: {} as never,
+        env,
         fail: (code: string) => {
           throw new Error(`${c.id} answered ${code}`);
         },

@@ -67,11 +67,25 @@ process.once('SIGINT', () => {
 });
 
 const report: BenchReport = { config, machine, startedAt: new Date().toISOString() };
-/** The report so far, after each section: a later section that fails or hangs loses only itself. */
+// Read before the first section's partial results replace the saved ones.
+if (outputPath && config.sections.length < SECTIONS.length)
+  carryOver(report, outputPath.replace(/\.md$/, '') + '.json');
+/** The results as JSON beside the report, so its text can be rendered again (--render) without a run. */
+const writeResults = (results: BenchReport) =>
+  writeFileSync(
+    outputPath!.replace(/\.md$/, '') + '.json',
+    `${JSON.stringify(results, (_key, value) => (typeof value === 'bigint' ? value.toString() : value), 1)}\n`,
+  );
+/**
+ * The report so far, after each section, and its results: a later section that fails or hangs
+ * loses only itself (the sections measured before it are kept, rendered and as JSON).
+ */
 const writePartial = () => {
   if (!outputPath) return;
   report.elapsedSeconds = (performance.now() - started) / 1000;
-  writeFileSync(outputPath, renderReport({ ...report, partial: true }));
+  const partial = { ...report, partial: true };
+  writeFileSync(outputPath, renderReport(partial));
+  writeResults(partial);
 };
 try {
   log(`load average ${machine.loadBefore.map((l) => l.toFixed(2)).join(' ')} on ${machine.cpus} CPUs`);
@@ -145,16 +159,10 @@ try {
   stopSampling();
 }
 report.elapsedSeconds = (performance.now() - started) / 1000;
-if (outputPath && config.sections.length < SECTIONS.length)
-  carryOver(report, outputPath.replace(/\.md$/, '') + '.json');
 const markdown = renderReport(report);
 if (outputPath) {
   writeFileSync(outputPath, markdown);
-  // The results themselves, so the report's text can be rendered again (--render) without a run.
-  writeFileSync(
-    outputPath.replace(/\.md$/, '') + '.json',
-    `${JSON.stringify(report, (_key, value) => (typeof value === 'bigint' ? value.toString() : value), 1)}\n`,
-  );
+  writeResults(report);
   log(`wrote ${config.output} (${report.elapsedSeconds.toFixed(0)} s in all)`);
 } else {
   console.log(markdown);
