@@ -177,7 +177,7 @@ it('verifyBeforeSettle: true, or no chain reader, asks /verify once before /sett
   }
 });
 
-it('a balance below the price is refused 402 before the handler, without asking the facilitator', async () => {
+it("a balance read below the price is left to the facilitator's /verify, which refuses 402 before the handler", async () => {
   const server = await startServer('devnet');
   try {
     const { header, payer } = await payment(server, PRICE - 1n);
@@ -186,7 +186,8 @@ it('a balance below the price is refused 402 before the handler, without asking 
     expect(answer.status, answer.text).toBe(402);
     expect(answer.code).toBe('payment_insufficient_funds');
     expect(server.ran()).toBe(0);
-    expect(calls()).toEqual({ verify: 0, settle: 0 });
+    // Our node's read alone never refuses a payer: it may lag behind the facilitator's.
+    expect(calls()).toEqual({ verify: 1, settle: 0 });
     expect(await devnet.balanceOf(payer)).toBe(PRICE - 1n);
     // Nothing was charged, so nothing is kept: the claim was given back.
     expect(await server.ledger.query({ limit: 10 })).toEqual([]);

@@ -212,15 +212,19 @@ export class SettlementLedger {
 
   /**
    * Removes an entry that spent nothing, still held by its owner: by default a claim (verify
-   * failed, handler failed); `from` names other states a verb knows charged nothing. Not durable:
-   * a release a crash loses leaves an unspent entry whose lease runs out (the reconciler or the
-   * retry drops it).
+   * failed, handler failed); `from` names other states a verb knows charged nothing. A release
+   * from `claimed`/`verified` is not durable: a crash that loses it leaves an unspent claim whose
+   * lease runs out (the retry or the purge drops it). A release from a state written durably
+   * (`settling`, the facilitator provably never reached) waits for the disk like the write it
+   * undoes: lost, it would bring back a `settling` row the reconciler can only call `uncertain`
+   * until the authorization expires.
    */
   release(
     entry: Pick<LedgerEntry, 'id' | 'owner'>,
     from: readonly LedgerState[] = ['claimed', 'verified'],
   ): Promise<boolean> {
-    return this.store.remove(entry.id, { state: from, owner: entry.owner }, RELAXED);
+    const relaxed = from.every((state) => state === 'claimed' || state === 'verified');
+    return this.store.remove(entry.id, { state: from, owner: entry.owner }, relaxed ? RELAXED : undefined);
   }
 
   /**

@@ -57,7 +57,10 @@ describe('createExactEvmScheme().checkOnChain (local verify)', () => {
     return { scheme: createExactEvmScheme({ publicClient }), calls };
   }
 
-  async function signed(balance: bigint) {
+  async function signed(
+    balance: bigint,
+    extra: { name: string; version: string } = { name: devnet.token.name, version: devnet.token.version },
+  ) {
     const account = privateKeyToAccount(generatePrivateKey());
     if (balance > 0n) await devnet.mint(account.address, balance);
     const requirements: PaymentRequirements = {
@@ -67,7 +70,7 @@ describe('createExactEvmScheme().checkOnChain (local verify)', () => {
       asset: devnet.token.address,
       payTo: devnet.accounts.payTo.address,
       maxTimeoutSeconds: 60,
-      extra: { name: devnet.token.name, version: devnet.token.version },
+      extra,
     };
     const payload = await createPaymentPayload({
       paymentRequired: { x402Version: 2, resource: { url: 'http://x.test/paid' }, accepts: [requirements] },
@@ -80,10 +83,13 @@ describe('createExactEvmScheme().checkOnChain (local verify)', () => {
     const { scheme, calls } = counted();
     expect(await scheme.checkOnChain!(await signed(1000n))).toEqual({ status: 'valid' });
     expect(calls).toEqual([MULTICALL3_ADDRESS.toLowerCase()]);
+    // A balance read below the amount is the facilitator's to judge (our node may lag behind).
     expect(await scheme.checkOnChain!(await signed(999n))).toMatchObject({
-      status: 'invalid',
-      reason: 'invalid_exact_evm_insufficient_balance',
+      status: 'unknown',
+      message: expect.stringContaining('balance 999 read below 1000'),
     });
+    // The token's DOMAIN_SEPARATOR() was read with the first payment only.
+    expect(calls).toEqual([MULTICALL3_ADDRESS.toLowerCase(), MULTICALL3_ADDRESS.toLowerCase()]);
     const used = await signed(1000n);
     const facilitator = createExactEvmFacilitator({
       account: devnet.accounts.facilitator.privateKey as `0x${string}`,
@@ -98,11 +104,31 @@ describe('createExactEvmScheme().checkOnChain (local verify)', () => {
     });
   });
 
-  it('without Multicall3 at its address asks with two eth_calls at once; a node that fails is unknown', async () => {
+  it("a route whose EIP-712 name or version is not the token's domain is left to /verify", async () => {
+    const { scheme } = counted();
+    for (const extra of [
+      { name: `${devnet.token.name} (wrong)`, version: devnet.token.version },
+      { name: devnet.token.name, version: `${devnet.token.version}9` },
+    ]) {
+      const payment = await signed(1000n, extra);
+      // The signature matches the route's (wrong) domain, so only the token's separator tells.
+      expect(await scheme.checkOnChain!(payment)).toMatchObject({
+        status: 'unknown',
+        message: expect.stringContaining('DOMAIN_SEPARATOR()'),
+      });
+    }
+    expect(await scheme.checkOnChain!(await signed(1000n))).toEqual({ status: 'valid' });
+  });
+
+  it('without Multicall3 at its address asks with separate eth_calls at once; a node that fails is unknown', async () => {
     const { scheme, calls } = counted();
     await devnet.testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: '0x' });
     expect(await scheme.checkOnChain!(await signed(1000n))).toEqual({ status: 'valid' });
-    expect(calls.filter((to) => to !== MULTICALL3_ADDRESS.toLowerCase())).toHaveLength(2);
+    // balanceOf, authorizationState and (this client's first read of the token) DOMAIN_SEPARATOR().
+    expect(calls.filter((to) => to !== MULTICALL3_ADDRESS.toLowerCase())).toHaveLength(3);
+    calls.length = 0;
+    expect(await scheme.checkOnChain!(await signed(1000n))).toEqual({ status: 'valid' });
+    expect(calls).toHaveLength(2);
     const down = createExactEvmScheme({ rpcUrl: { 'eip155:8453': 'http://127.0.0.1:9' } });
     expect(await down.checkOnChain!(await signed(1000n))).toMatchObject({ status: 'unknown' });
   });
