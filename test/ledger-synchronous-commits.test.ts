@@ -30,7 +30,9 @@ const hasStrace = (() => {
   }
 })();
 
-describe.skipIf(!hasStrace)('SQLite: fsyncs per paid request (strace)', () => {
+// Skipped only off CI: .ci/run installs strace and starts PostgreSQL, so there a missing one fails.
+const offCi = !process.env['CI'];
+describe.skipIf(offCi && !hasStrace)('SQLite: fsyncs per paid request (strace)', () => {
   const fsyncsOf = (mode: 'after' | 'before'): number => {
     const trace = join(dir, `trace-${mode}`);
     execFileSync(
@@ -89,7 +91,7 @@ const pgProblem = await (async () => {
   }
 })();
 
-describe.skipIf(pgProblem !== undefined)('PostgreSQL: synchronous commits per paid request', () => {
+describe.skipIf(offCi && pgProblem !== undefined)('PostgreSQL: synchronous commits per paid request', () => {
   const schema = `tollbooth_sync_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   afterAll(async () => {
