@@ -8,6 +8,7 @@ import {
   operationOf,
   toFaultSetting,
 } from './fault-modes';
+import { parseJson, refusal, saidFailed, send } from './fault-proxy-answers';
 
 export interface FacilitatorFaultProxyOptions {
   /** Base URL of the facilitator behind the proxy, e.g. `http://127.0.0.1:4021`. */
@@ -365,44 +366,4 @@ export async function startFacilitatorFaultProxy(
         server.closeAllConnections();
       }),
   };
-}
-
-/** What `settle-refused` answers for a settle request: a definite refusal, nothing sent. */
-function refusal(body: Buffer) {
-  return {
-    ...saidFailed(body),
-    errorReason: 'invalid_exact_evm_insufficient_balance',
-    errorMessage: 'the payer balance does not cover the payment',
-  };
-}
-
-/** What `settle-failed-after-transfer` answers for a settle request: a refusal naming no transaction. */
-function saidFailed(body: Buffer) {
-  const request = parseJson(body) as {
-    paymentPayload?: { payload?: { authorization?: { from?: unknown } } };
-    paymentRequirements?: { network?: unknown };
-  };
-  const payer = request?.paymentPayload?.payload?.authorization?.from;
-  return {
-    success: false,
-    errorReason: 'unexpected_settle_error',
-    errorMessage: 'the facilitator failed while settling',
-    transaction: '',
-    network: String(request?.paymentRequirements?.network ?? ''),
-    ...(typeof payer === 'string' ? { payer } : {}),
-  };
-}
-
-function send(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string) {
-  if (res.destroyed || res.headersSent) return;
-  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
